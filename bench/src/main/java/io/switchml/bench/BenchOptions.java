@@ -1,0 +1,33 @@
+package io.switchml.bench;
+
+import io.switchml.protocol.DataType;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A benchmark run: worker counts and sizes to sweep, how to measure, and where the switch is.
+ *
+ * @param controller    host:port of a running switch's controller, or null to start an embedded one
+ * @param workerConfig  extra {@code switchml.*} settings for every worker (packet size, window, threads)
+ * @param switchPorts   UDP ports of the embedded switch (one receive thread each)
+ * @param workerTimeout how long a worker process may run before the bench gives up on it
+ */
+public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                           DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                           long seed, Duration workerTimeout) {
+    public BenchOptions {
+        workers = List.copyOf(workers);
+        sizes = List.copyOf(sizes);
+        workerConfig = Map.copyOf(workerConfig);
+        if (workers.isEmpty() || sizes.isEmpty()) {
+            throw new IllegalArgumentException("give at least one worker count and one size");
+        }
+        for (int n : workers) {
+            if (n < 1 || n > 64) {
+                throw new IllegalArgumentException("a local benchmark runs 1..64 worker processes, not " + n);
+            }
+        }
+    }
+}

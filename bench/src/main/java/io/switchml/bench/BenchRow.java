@@ -1,0 +1,80 @@
+package io.switchml.bench;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The measurement of one (algorithm, workers, size), in the conventions users know: nccl-tests'
+ * time, algbw = S/t and busbw = algbw * 2(n-1)/n; SwitchML's goodput; the paper's ATE/s
+ * (aggregated tensor elements per second). Bandwidths are in Gbit/s (nccl-tests prints GB/s:
+ * divide by 8). Every statistic derives from the per-iteration time, which is the slowest
+ * worker's time for that iteration.
+ *
+ * @param verified true when every worker's result matched the exact expected value and all were
+ *                 bit-identical; null when verification was not asked for
+ */
+public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
+                       double maxMs, long retransmissions, Boolean verified) {
+
+    /** Builds the row from every rank's report of one size. */
+    public static BenchRow of(String algo, int workers, String type, List<SizeReport> reports) {
+        SizeReport first = reports.get(0);
+        int iterations = first.timesNanos().length;
+        double[] slowest = new double[iterations];
+        long retransmissions = 0;
+        Boolean verified = first.verified() == null ? null : Boolean.TRUE;
+        for (SizeReport r : reports) {
+            for (int i = 0; i < iterations; i++) {
+                slowest[i] = Math.max(slowest[i], r.timesNanos()[i] / 1e6);
+            }
+            retransmissions += r.retransmissions();
+            if (verified != null && (!Boolean.TRUE.equals(r.verified()) || r.digest() != first.digest())) {
+                verified = Boolean.FALSE;
+            }
+        }
+        Arrays.sort(slowest);
+        double median = iterations % 2 == 1 ? slowest[iterations / 2]
+                : (slowest[iterations / 2 - 1] + slowest[iterations / 2]) / 2;
+        return new BenchRow(algo, workers, first.bytes(), type, iterations, median, slowest[0], slowest[iterations - 1],
+                retransmissions, verified);
+    }
+
+    public long elements() {
+        return bytes / 4;
+    }
+
+    /** Tensor bits per second of median time, in Gbit/s: nccl-tests' algbw, SwitchML's goodput. */
+    public double algbwGbps() {
+        return bytes * 8 / (medianMs * 1e-3) / 1e9;
+    }
+
+    public double busbwGbps() {
+        return algbwGbps() * 2 * (workers - 1) / workers;
+    }
+
+    public double atePerSecond() {
+        return elements() / (medianMs * 1e-3);
+    }
+
+    public String toJson() {
+        return String.format(Locale.ROOT, "{\"algo\": \"%s\", \"workers\": %d, \"bytes\": %d, \"type\": \"%s\", "
+                        + "\"iterations\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
+                        + "\"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f, \"goodput_gbps\": %.4f, \"ate_per_s\": %.4e, "
+                        + "\"retransmissions\": %d, \"verified\": %s}",
+                algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, algbwGbps(), busbwGbps(), algbwGbps(),
+                atePerSecond(), retransmissions, verified);
+    }
+
+    public static String tableHeader() {
+        return String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %11s %8s %8s",
+                "algo", "workers", "size", "type", "median_ms", "min_ms", "max_ms", "algbw_Gbps", "busbw_Gbps",
+                "ATE/s", "retrans", "verified");
+    }
+
+    public String toTableLine() {
+        return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10.3f %10.3f %11.3e %8d %8s",
+                algo, workers, ByteSize.format(bytes), type, medianMs, minMs, maxMs, algbwGbps(), busbwGbps(),
+                atePerSecond(), retransmissions, verified == null ? "-" : verified ? "yes" : "NO");
+    }
+}

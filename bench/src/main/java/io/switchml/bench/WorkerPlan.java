@@ -1,0 +1,87 @@
+package io.switchml.bench;
+
+import io.switchml.protocol.DataType;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one benchmark worker does: which job it joins and which all-reduces it times. It travels to
+ * worker processes as {@code key=value} arguments ({@link #toArgs()}, {@link #parse}).
+ *
+ * @param config     {@code switchml.*} configuration of the worker (controller, job, rank, workers, ...)
+ * @param sizes      tensor sizes in bytes, each a multiple of 4
+ * @param iterations timed all-reduces per size
+ * @param warmup     untimed all-reduces per size before the timed ones
+ * @param verify     check the last result of each size against the exact expected value
+ * @param type       element type
+ * @param seed       seed of the {@link TensorGenerator}
+ */
+public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
+                         DataType type, long seed) {
+    public WorkerPlan {
+        config = Map.copyOf(config);
+        sizes = List.copyOf(sizes);
+        for (long s : sizes) {
+            if (s < 4 || s % 4 != 0 || s / 4 > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("tensor size " + s + " B must be a positive multiple of 4 bytes below 8 GiB");
+            }
+        }
+        if (iterations < 1 || warmup < 0) {
+            throw new IllegalArgumentException("need at least 1 iteration and no negative warmup");
+        }
+    }
+
+    /** The same plan for another rank. */
+    public WorkerPlan withConfig(String key, String value) {
+        Map<String, String> c = new LinkedHashMap<>(config);
+        c.put(key, value);
+        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed);
+    }
+
+    public List<String> toArgs() {
+        List<String> args = new ArrayList<>();
+        config.forEach((k, v) -> args.add(k + "=" + v));
+        StringBuilder s = new StringBuilder();
+        for (long size : sizes) {
+            s.append(s.length() == 0 ? "" : ",").append(size);
+        }
+        args.add("sizes=" + s);
+        args.add("iterations=" + iterations);
+        args.add("warmup=" + warmup);
+        args.add("verify=" + verify);
+        args.add("type=" + type);
+        args.add("seed=" + seed);
+        return args;
+    }
+
+    public static WorkerPlan parse(String[] args) {
+        Map<String, String> config = new LinkedHashMap<>();
+        Map<String, String> plan = new LinkedHashMap<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("worker argument '" + arg + "' is not key=value");
+            }
+            String key = arg.substring(0, eq);
+            (key.startsWith("switchml.") ? config : plan).put(key, arg.substring(eq + 1));
+        }
+        List<Long> sizes = new ArrayList<>();
+        for (String s : required(plan, "sizes").split(",")) {
+            sizes.add(Long.parseLong(s));
+        }
+        return new WorkerPlan(config, sizes, Integer.parseInt(required(plan, "iterations")),
+                Integer.parseInt(required(plan, "warmup")), Boolean.parseBoolean(required(plan, "verify")),
+                DataType.valueOf(required(plan, "type")), Long.parseLong(required(plan, "seed")));
+    }
+
+    private static String required(Map<String, String> plan, String key) {
+        String v = plan.get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("worker argument " + key + "=... is missing");
+        }
+        return v;
+    }
+}

@@ -1,0 +1,114 @@
+package io.switchml.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A benchmark worker in its own JVM: started with this JVM's class path, its reports fed to a
+ * queue, its standard error echoed with a rank prefix and its last lines kept for error messages.
+ */
+final class WorkerProcess {
+    private static final int KEPT_ERROR_LINES = 20;
+
+    private final int rank;
+    private final Process process;
+    private final Deque<String> lastErrors = new ArrayDeque<>();
+    private final List<Thread> pumps = new ArrayList<>();
+
+    private WorkerProcess(int rank, Process process) {
+        this.rank = rank;
+        this.process = process;
+    }
+
+    static WorkerProcess start(int rank, WorkerPlan plan, long heapBytes, BlockingQueue<SizeReport> reports,
+                               PrintStream errors) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx" + Math.max(256, heapBytes >> 20) + "m");
+        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(BenchWorker.class.getName());
+        command.addAll(plan.toArgs());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
+        try {
+            WorkerProcess worker = new WorkerProcess(rank, builder.start());
+            worker.process.getOutputStream().close();
+            worker.pump("stdout", worker.process.getInputStream(), line -> {
+                SizeReport report = SizeReport.parse(line);
+                if (report != null) {
+                    reports.add(report);
+                } else {
+                    errors.println("[rank " + rank + "] " + line);
+                }
+            });
+            worker.pump("stderr", worker.process.getErrorStream(), line -> {
+                worker.keep(line);
+                errors.println("[rank " + rank + "] " + line);
+            });
+            return worker;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start worker process " + rank + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void pump(String name, java.io.InputStream stream, java.util.function.Consumer<String> sink) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    sink.accept(line);
+                }
+            } catch (IOException e) {
+                // the process ended; its exit code tells the rest
+            }
+        }, "worker-" + rank + "-" + name);
+        t.setDaemon(true);
+        t.start();
+        pumps.add(t);
+    }
+
+    private synchronized void keep(String line) {
+        lastErrors.addLast(line);
+        if (lastErrors.size() > KEPT_ERROR_LINES) {
+            lastErrors.removeFirst();
+        }
+    }
+
+    synchronized String lastErrors() {
+        return String.join("\n", lastErrors);
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** The exit code once the process has ended and its output is read, or null if it still runs. */
+    Integer exitCode(long waitMs) throws InterruptedException {
+        if (!process.waitFor(waitMs, TimeUnit.MILLISECONDS)) {
+            return null;
+        }
+        for (Thread t : pumps) {
+            t.join(1_000);
+        }
+        return process.exitValue();
+    }
+
+    void kill() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+}

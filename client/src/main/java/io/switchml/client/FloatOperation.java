@@ -1,0 +1,62 @@
+package io.switchml.client;
+
+import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.BlockQuantizer;
+
+import java.nio.FloatBuffer;
+import java.util.concurrent.Executor;
+
+/** A float32 all-reduce: values travel as block floating point. */
+final class FloatOperation extends Operation {
+    private final FloatBuffer in;
+    private final int inBase;
+    private final FloatBuffer out;
+    private final int outBase;
+
+    FloatOperation(long sequence, ReduceOp op, FloatBuffer in, FloatBuffer out, int workers, int lanes,
+                   Executor completions, String description) {
+        super(sequence, op, in.remaining(), workers, lanes, completions, description);
+        this.in = in;
+        this.inBase = in.position();
+        this.out = out;
+        this.outBase = out.position();
+    }
+
+    @Override
+    boolean quantized() {
+        return true;
+    }
+
+    @Override
+    int maxMagnitudeBits(int from, int to) {
+        return BlockQuantizer.maxMagnitudeBits(in, inBase + from, inBase + to);
+    }
+
+    @Override
+    void encode(int from, int to, int eMax, AggregationPacket packet, int k) {
+        BlockQuantizer.quantize(in, inBase + from, inBase + to, BlockQuantizer.scale(eMax, workers), packet, k);
+    }
+
+    @Override
+    void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock) {
+        if (unrepresentableBlock) {
+            for (int i = from; i < to; i++) {
+                out.put(outBase + i, Float.NaN);
+            }
+            return;
+        }
+        double divisor = BlockQuantizer.scale(eMax, workers) * (op == ReduceOp.MEAN ? workers : 1);
+        BlockQuantizer.dequantize(result, to - from, divisor, out, outBase + from);
+    }
+
+    @Override
+    String firstUnrepresentable(int from, int to) {
+        for (int i = from; i < to; i++) {
+            float x = in.get(inBase + i);
+            if (!BlockQuantizer.representable(Float.floatToRawIntBits(x) & 0x7FFFFFFF)) {
+                return "element " + i + " = " + x;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,77 @@
+package io.switchml.client;
+
+import io.switchml.protocol.AggregationPacket;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One all-reduce as the worker threads see it: where its elements are, how a block is encoded into
+ * a packet and decoded from a result, and when it is done. Each worker thread handles a contiguous
+ * share of the elements and reports back through {@link #laneDone()}.
+ */
+abstract class Operation {
+    final long sequence;
+    final ReduceOp op;
+    final int length;
+    final int workers;
+    final CompletableFuture<Void> future = new CompletableFuture<>();
+
+    private final AtomicInteger lanesLeft;
+    private final Executor completions;
+    private final String description;
+    /** First block found unrepresentable on some worker; written by lanes, read at the end. */
+    private final UnrepresentableBlocks unrepresentable = new UnrepresentableBlocks();
+
+    Operation(long sequence, ReduceOp op, int length, int workers, int lanes, Executor completions, String description) {
+        this.sequence = sequence;
+        this.op = op;
+        this.length = length;
+        this.workers = workers;
+        this.lanesLeft = new AtomicInteger(lanes);
+        this.completions = completions;
+        this.description = description;
+    }
+
+    /** Whether a bootstrap round must carry block exponents ahead of the values. */
+    abstract boolean quantized();
+
+    /** Largest magnitude bits of elements [from, to); only for quantized types. */
+    abstract int maxMagnitudeBits(int from, int to);
+
+    /** Writes elements [from, to) into the packet's payload (zero-padded to k elements). */
+    abstract void encode(int from, int to, int eMax, AggregationPacket packet, int k);
+
+    /** Writes the result for elements [from, to) into the output. */
+    abstract void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock);
+
+    /** Index and value text of this worker's first unrepresentable element in [from, to), or null. */
+    abstract String firstUnrepresentable(int from, int to);
+
+    void noteUnrepresentable(int from, int to) {
+        unrepresentable.note(from, to, firstUnrepresentable(from, to));
+    }
+
+    /** Called by each worker thread when its share is done; the last one completes the future. */
+    void laneDone() {
+        if (lanesLeft.decrementAndGet() == 0) {
+            String error = unrepresentable.describe(description);
+            completions.execute(() -> {
+                if (error == null) {
+                    future.complete(null);
+                } else {
+                    future.completeExceptionally(new UnrepresentableValueException(error));
+                }
+            });
+        }
+    }
+
+    void fail(Throwable error) {
+        completions.execute(() -> future.completeExceptionally(error));
+    }
+
+    String description() {
+        return description;
+    }
+}

@@ -1,0 +1,315 @@
+package io.switchml.client;
+
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+
+/**
+ * Everything a worker can configure, in one place. Values come, from lowest to highest precedence,
+ * from the defaults below, a properties file ({@link Builder#file}), system properties
+ * ({@link Builder#systemProperties}) and the builder's setters. Property names are
+ * {@code switchml.<name>} with the names of {@link Key}.
+ */
+public final class SwitchMLConfig {
+    /** Property names, their defaults and what they mean. */
+    public enum Key {
+        CONTROLLER("controller", "localhost:" + ProtocolConstants.CONTROLLER_TCP_PORT,
+                "host:port of the controller (gRPC)"),
+        JOB("job", "default", "name of the job; every worker of the job uses the same"),
+        RANK("rank", null, "this worker's rank, 0..workers-1 (required)"),
+        WORKERS("workers", null, "number of workers in the job (required)"),
+        ELEMENTS_PER_PACKET("elementsPerPacket", "2048",
+                "int32 elements per packet: 32, 64, 128, 256, 512, 1024, 2048 or 15360; SwitchML hardware takes 64 and 256,"
+                        + " 2048 (8 KiB) fits a 9000-byte MTU, 15360 (60 KiB) only loopback"),
+        SLOTS_PER_THREAD("slotsPerThread", "64", "slots each worker thread keeps in flight (its window)"),
+        THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
+        LOCAL_ADDRESS("localAddress", "",
+                "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
+        RETRANSMIT_MIN_MS("retransmitMinMs", "2", "floor of the retransmission timeout"),
+        RETRANSMIT_INITIAL_MS("retransmitInitialMs", "20", "retransmission timeout before an RTT has been measured"),
+        RETRANSMIT_MAX_MS("retransmitMaxMs", "1000", "ceiling of the retransmission timeout (after backoff)"),
+        OPERATION_TIMEOUT_MS("operationTimeoutMs", "60000", "an all-reduce that takes longer fails"),
+        JOIN_TIMEOUT_MS("joinTimeoutMs", "60000", "how long to wait for all workers to join, and for barriers"),
+        SOCKET_BUFFER_BYTES("socketBufferBytes", String.valueOf(4 << 20), "SO_RCVBUF and SO_SNDBUF of each UDP socket");
+
+        private final String name;
+        private final String defaultValue;
+        private final String description;
+
+        Key(String name, String defaultValue, String description) {
+            this.name = name;
+            this.defaultValue = defaultValue;
+            this.description = description;
+        }
+
+        /** The property name, e.g. {@code switchml.slotsPerThread}. */
+        public String property() {
+            return "switchml." + name;
+        }
+
+        public String defaultValue() {
+            return defaultValue;
+        }
+
+        public String description() {
+            return description;
+        }
+    }
+
+    private final Properties values;
+
+    private SwitchMLConfig(Properties values) {
+        this.values = values;
+        // Parse everything once so that a bad value fails here, with its name, not mid-job.
+        PayloadSize.ofElements(elementsPerPacket());
+        requireRange(Key.WORKERS, workers(), 1, ProtocolConstants.MAX_WORKERS);
+        requireRange(Key.RANK, rank(), 0, workers() - 1);
+        requireRange(Key.SLOTS_PER_THREAD, slotsPerThread(), 1, ProtocolConstants.MAX_SLOTS);
+        requireRange(Key.THREADS, threads(), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
+        if ((long) slotsPerThread() * threads() > ProtocolConstants.MAX_SLOTS) {
+            throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
+                    + " = " + (long) slotsPerThread() * threads() + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
+        }
+        requireRange(Key.RETRANSMIT_MIN_MS, retransmitMin().toMillis(), 1, Integer.MAX_VALUE);
+        requireRange(Key.RETRANSMIT_MAX_MS, retransmitMax().toMillis(), retransmitMin().toMillis(), Integer.MAX_VALUE);
+        requireRange(Key.RETRANSMIT_INITIAL_MS, retransmitInitial().toMillis(), retransmitMin().toMillis(), retransmitMax().toMillis());
+        requireRange(Key.OPERATION_TIMEOUT_MS, operationTimeout().toMillis(), 1, Long.MAX_VALUE);
+        requireRange(Key.JOIN_TIMEOUT_MS, joinTimeout().toMillis(), 1, Integer.MAX_VALUE);
+        requireRange(Key.SOCKET_BUFFER_BYTES, socketBufferBytes(), 1024, Integer.MAX_VALUE);
+        ControllerAddress.parse(controller());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String controller() {
+        return string(Key.CONTROLLER);
+    }
+
+    public String job() {
+        return string(Key.JOB);
+    }
+
+    public int rank() {
+        return integer(Key.RANK);
+    }
+
+    public int workers() {
+        return integer(Key.WORKERS);
+    }
+
+    public int elementsPerPacket() {
+        return integer(Key.ELEMENTS_PER_PACKET);
+    }
+
+    public PayloadSize payloadSize() {
+        return PayloadSize.ofElements(elementsPerPacket());
+    }
+
+    public int slotsPerThread() {
+        return integer(Key.SLOTS_PER_THREAD);
+    }
+
+    public int threads() {
+        return integer(Key.THREADS);
+    }
+
+    /** Empty when the address is to be chosen by routing. */
+    public String localAddress() {
+        return string(Key.LOCAL_ADDRESS);
+    }
+
+    public Duration retransmitMin() {
+        return Duration.ofMillis(longValue(Key.RETRANSMIT_MIN_MS));
+    }
+
+    public Duration retransmitInitial() {
+        return Duration.ofMillis(longValue(Key.RETRANSMIT_INITIAL_MS));
+    }
+
+    public Duration retransmitMax() {
+        return Duration.ofMillis(longValue(Key.RETRANSMIT_MAX_MS));
+    }
+
+    public Duration operationTimeout() {
+        return Duration.ofMillis(longValue(Key.OPERATION_TIMEOUT_MS));
+    }
+
+    public Duration joinTimeout() {
+        return Duration.ofMillis(longValue(Key.JOIN_TIMEOUT_MS));
+    }
+
+    public int socketBufferBytes() {
+        return integer(Key.SOCKET_BUFFER_BYTES);
+    }
+
+    /** A builder holding these values, to derive a changed configuration. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.values.putAll(values);
+        return b;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder("SwitchMLConfig{");
+        for (Key k : Key.values()) {
+            s.append(k == Key.CONTROLLER ? "" : ", ").append(k.name).append('=').append(values.getProperty(k.property()));
+        }
+        return s.append('}').toString();
+    }
+
+    private String string(Key key) {
+        String v = values.getProperty(key.property());
+        if (v == null) {
+            throw new IllegalArgumentException(key.property() + " is required: " + key.description);
+        }
+        return v.trim();
+    }
+
+    private int integer(Key key) {
+        long v = longValue(key);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key.property() + " = " + v + " does not fit an int");
+        }
+        return (int) v;
+    }
+
+    private long longValue(Key key) {
+        String v = string(key);
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.property() + " must be an integer, not '" + v + "'", e);
+        }
+    }
+
+    private static void requireRange(Key key, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(key.property() + " = " + value + " outside " + min + ".." + max
+                    + " (" + key.description + ")");
+        }
+    }
+
+    /** Collects values; {@link #build()} validates them all. */
+    public static final class Builder {
+        private final Properties values = new Properties();
+
+        private Builder() {
+            for (Key k : Key.values()) {
+                if (k.defaultValue != null) {
+                    values.setProperty(k.property(), k.defaultValue);
+                }
+            }
+        }
+
+        /** Takes every {@code switchml.*} entry of the properties; unknown names are an error. */
+        public Builder properties(Properties props) {
+            for (String name : props.stringPropertyNames()) {
+                if (name.startsWith("switchml.")) {
+                    values.setProperty(known(name).property(), props.getProperty(name));
+                }
+            }
+            return this;
+        }
+
+        /** Reads a properties file of {@code switchml.*} entries. */
+        public Builder file(Path path) {
+            Properties props = new Properties();
+            try (InputStream in = Files.newInputStream(path)) {
+                props.load(in);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read configuration file " + path + ": " + e.getMessage(), e);
+            }
+            return properties(props);
+        }
+
+        /** Takes the {@code switchml.*} system properties. */
+        public Builder systemProperties() {
+            return properties(System.getProperties());
+        }
+
+        public Builder set(Key key, Object value) {
+            values.setProperty(key.property(), String.valueOf(value));
+            return this;
+        }
+
+        public Builder controller(String hostPort) {
+            return set(Key.CONTROLLER, hostPort);
+        }
+
+        public Builder job(String name) {
+            return set(Key.JOB, name);
+        }
+
+        public Builder rank(int rank) {
+            return set(Key.RANK, rank);
+        }
+
+        public Builder workers(int workers) {
+            return set(Key.WORKERS, workers);
+        }
+
+        public Builder elementsPerPacket(int elements) {
+            return set(Key.ELEMENTS_PER_PACKET, elements);
+        }
+
+        public Builder slotsPerThread(int slots) {
+            return set(Key.SLOTS_PER_THREAD, slots);
+        }
+
+        public Builder threads(int threads) {
+            return set(Key.THREADS, threads);
+        }
+
+        public Builder localAddress(String address) {
+            return set(Key.LOCAL_ADDRESS, address);
+        }
+
+        public Builder retransmitMin(Duration d) {
+            return set(Key.RETRANSMIT_MIN_MS, d.toMillis());
+        }
+
+        public Builder retransmitInitial(Duration d) {
+            return set(Key.RETRANSMIT_INITIAL_MS, d.toMillis());
+        }
+
+        public Builder retransmitMax(Duration d) {
+            return set(Key.RETRANSMIT_MAX_MS, d.toMillis());
+        }
+
+        public Builder operationTimeout(Duration d) {
+            return set(Key.OPERATION_TIMEOUT_MS, d.toMillis());
+        }
+
+        public Builder joinTimeout(Duration d) {
+            return set(Key.JOIN_TIMEOUT_MS, d.toMillis());
+        }
+
+        public SwitchMLConfig build() {
+            Properties copy = new Properties();
+            copy.putAll(values);
+            return new SwitchMLConfig(copy);
+        }
+
+        private static Key known(String property) {
+            for (Key k : Key.values()) {
+                if (k.property().equals(property)) {
+                    return k;
+                }
+            }
+            StringBuilder names = new StringBuilder();
+            for (Key k : Key.values()) {
+                names.append(names.length() == 0 ? "" : ", ").append(k.property());
+            }
+            throw new IllegalArgumentException("unknown configuration property " + property + "; known: " + names);
+        }
+    }
+}

@@ -1,0 +1,294 @@
+package io.switchml.client;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.switchml.controller.proto.JobParameters;
+import io.switchml.controller.proto.JoinResponse;
+import io.switchml.protocol.PayloadSize;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A worker's membership in one job, and the all-reduce through the aggregation switch.
+ *
+ * <p>{@link #connect} binds one UDP socket per worker thread, joins the job at the controller
+ * (which waits for every rank and installs the job in the switch), and returns. Each all-reduce is
+ * cut into contiguous shares, one per worker thread; thread t uses the switch's slots
+ * [t * window, (t + 1) * window). The context is thread-safe; operations run in submission order.
+ *
+ * <p>If an all-reduce fails by timeout, the switch's slots may hold partial sums, so the context
+ * refuses further work; close it and join again. An {@link UnrepresentableValueException} leaves
+ * the context usable.
+ */
+public final class SwitchMLContext implements AllReduce {
+    private static final Logger LOG = LoggerFactory.getLogger(SwitchMLContext.class);
+
+    private final SwitchMLConfig config;
+    private final ControlPlaneClient control;
+    private final EventLoopGroup loops;
+    private final List<Channel> channels;
+    private final List<WorkerLane> lanes = new ArrayList<>();
+    private final ExecutorService completions;
+    private final WorkerStatistics statistics = new WorkerStatistics();
+    private final AtomicLong operationSequence = new AtomicLong();
+    private final AtomicLong barrierSequence = new AtomicLong();
+    private final int jobNumber;
+    private final InetSocketAddress[] switchEndpoints;
+    private volatile RuntimeException broken;
+    private volatile boolean closed;
+
+    private SwitchMLContext(SwitchMLConfig config, ControlPlaneClient control, EventLoopGroup loops,
+                            List<Channel> channels, JoinResponse joined, InetAddress switchAddress) {
+        this.config = config;
+        this.control = control;
+        this.loops = loops;
+        this.channels = channels;
+        this.jobNumber = joined.getJobNumber();
+        this.switchEndpoints = new InetSocketAddress[config.threads()];
+        for (int t = 0; t < config.threads(); t++) {
+            int port = joined.getSwitchPorts(t % joined.getSwitchPortsCount());
+            switchEndpoints[t] = new InetSocketAddress(switchAddress, port);
+        }
+        this.completions = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "switchml-completions-rank" + config.rank());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Joins the job described by {@code config}; returns once every worker has joined. */
+    public static SwitchMLContext connect(SwitchMLConfig config) {
+        ControllerAddress controllerAddress = ControllerAddress.parse(config.controller());
+        InetAddress controllerIp = resolveIpv4(controllerAddress.host());
+        InetAddress localIp = config.localAddress().isEmpty() ? routeTo(controllerIp) : resolveIpv4(config.localAddress());
+        ControlPlaneClient control = new ControlPlaneClient(controllerAddress);
+        EventLoopGroup loops = NettyTransport.eventLoops(config.threads(), "switchml-worker-rank" + config.rank());
+        List<Channel> channels = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int t = 0; t < config.threads(); t++) {
+                Channel channel = bind(loops, config, localIp);
+                channels.add(channel);
+                ports.add(((InetSocketAddress) channel.localAddress()).getPort());
+            }
+            JobParameters parameters = JobParameters.newBuilder()
+                    .setNumWorkers(config.workers())
+                    .setElementsPerPacket(config.elementsPerPacket())
+                    .setSlotsPerThread(config.slotsPerThread())
+                    .setThreads(config.threads())
+                    .build();
+            JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(), ports,
+                    config.joinTimeout());
+            InetAddress switchIp = switchAddress(joined.getSwitchAddress(), controllerIp);
+            SwitchMLContext context = new SwitchMLContext(config, control, loops, channels, joined, switchIp);
+            context.start();
+            LOG.debug("rank {} joined job '{}' as job number {}; switch at {}", config.rank(), config.job(),
+                    joined.getJobNumber(), switchIp);
+            return context;
+        } catch (RuntimeException e) {
+            channels.forEach(Channel::close);
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            control.close();
+            throw e;
+        }
+    }
+
+    private void start() {
+        PayloadSize size = config.payloadSize();
+        for (int t = 0; t < channels.size(); t++) {
+            Channel channel = channels.get(t);
+            channel.connect(switchEndpoints[t]).syncUninterruptibly();
+            WorkerLane lane = new WorkerLane(t, config.slotsPerThread(), size, jobNumber, config, statistics,
+                    this::laneFailed, channel);
+            channel.pipeline().addLast(lane);
+            lanes.add(lane);
+        }
+    }
+
+    private static Channel bind(EventLoopGroup loops, SwitchMLConfig config, InetAddress localIp) {
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loops)
+                .channel(NettyTransport.datagramChannel())
+                .option(ChannelOption.SO_RCVBUF, config.socketBufferBytes())
+                .option(ChannelOption.SO_SNDBUF, config.socketBufferBytes())
+                // Results are as large as the packets: the default 2 KiB would truncate them.
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(config.payloadSize().packetBytes()))
+                .handler(new io.netty.channel.ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        // The lane handler is added once the job is joined.
+                    }
+                });
+        try {
+            return bootstrap.bind(new InetSocketAddress(localIp, 0)).sync().channel();
+        } catch (Exception e) {
+            throw new SwitchMLException("cannot bind a UDP socket on " + localIp.getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The local IPv4 address the kernel would use to reach {@code target}. */
+    private static InetAddress routeTo(InetAddress target) {
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(target, 9); // connecting a UDP socket sends nothing; it only picks a route
+            InetAddress local = probe.getLocalAddress();
+            return local.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : local;
+        } catch (IOException e) {
+            throw new SwitchMLException("no route to " + target.getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static InetAddress resolveIpv4(String host) {
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if (a instanceof Inet4Address) {
+                    return a;
+                }
+            }
+        } catch (UnknownHostException e) {
+            throw new SwitchMLException("cannot resolve host '" + host + "': " + e.getMessage(), e);
+        }
+        throw new SwitchMLException("host '" + host + "' has no IPv4 address; the switch speaks UDP over IPv4");
+    }
+
+    private static InetAddress switchAddress(String announced, InetAddress controllerIp) {
+        if (announced.isEmpty()) {
+            return controllerIp;
+        }
+        InetAddress address = resolveIpv4(announced);
+        // A switch bound to the wildcard address is reached where the controller was.
+        return address.isAnyLocalAddress() ? controllerIp : address;
+    }
+
+    @Override
+    public int rank() {
+        return config.rank();
+    }
+
+    @Override
+    public int workers() {
+        return config.workers();
+    }
+
+    /** The job number the controller assigned. */
+    public int jobNumber() {
+        return jobNumber;
+    }
+
+    public SwitchMLConfig config() {
+        return config;
+    }
+
+    public WorkerStatistics statistics() {
+        return statistics;
+    }
+
+    @Override
+    public CompletableFuture<Void> allReduceAsync(FloatBuffer in, FloatBuffer out, ReduceOp op) {
+        Tensors.checkOutput(in.remaining(), out.remaining());
+        long sequence = operationSequence.getAndIncrement();
+        return submit(new FloatOperation(sequence, op, in, out, workers(), lanes.size(), completions,
+                describe(sequence, "float32", in.remaining(), op)));
+    }
+
+    @Override
+    public CompletableFuture<Void> allReduceAsync(IntBuffer in, IntBuffer out, ReduceOp op) {
+        Tensors.checkOutput(in.remaining(), out.remaining());
+        long sequence = operationSequence.getAndIncrement();
+        return submit(new IntOperation(sequence, op, in, out, workers(), lanes.size(), completions,
+                describe(sequence, "int32", in.remaining(), op)));
+    }
+
+    private String describe(long sequence, String type, int length, ReduceOp op) {
+        return "all-reduce #" + sequence + " (" + op + " of " + length + " " + type + ") of job '" + config.job()
+                + "' on rank " + rank();
+    }
+
+    private CompletableFuture<Void> submit(Operation operation) {
+        if (closed) {
+            operation.future.completeExceptionally(new IllegalStateException("the SwitchML context is closed"));
+            return operation.future;
+        }
+        RuntimeException error = broken;
+        if (error != null) {
+            operation.future.completeExceptionally(new SwitchMLException(
+                    "this context failed earlier and can no longer be used; close it and join again", error));
+            return operation.future;
+        }
+        statistics.operations.increment();
+        // Whole blocks per lane, so every lane but the last carries only full packets.
+        int k = config.elementsPerPacket();
+        int blocks = (operation.length + k - 1) / k;
+        int lanesCount = lanes.size();
+        for (int t = 0; t < lanesCount; t++) {
+            int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
+            int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
+            lanes.get(t).submit(new LaneTask(operation, from, to, k, config.slotsPerThread()));
+        }
+        return operation.future;
+    }
+
+    private void laneFailed(RuntimeException error) {
+        if (broken == null) {
+            broken = error;
+            LOG.warn("{}", error.getMessage());
+        }
+        for (WorkerLane lane : lanes) {
+            lane.abortAll(error);
+        }
+    }
+
+    @Override
+    public void barrier() {
+        control.barrier(jobNumber, rank(), barrierSequence.getAndIncrement(), config.joinTimeout());
+    }
+
+    @Override
+    public byte[] broadcast(byte[] value, int root) {
+        if (root < 0 || root >= workers()) {
+            throw new IllegalArgumentException("root " + root + " outside 0.." + (workers() - 1));
+        }
+        return control.broadcast(jobNumber, rank(), root, barrierSequence.getAndIncrement(), value, config.joinTimeout());
+    }
+
+    /** Leaves the job and releases sockets and threads. Pending operations fail. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RuntimeException closing = new IllegalStateException("the SwitchML context was closed");
+        for (WorkerLane lane : lanes) {
+            lane.abortAll(closing);
+        }
+        try {
+            control.leave(jobNumber, rank());
+        } catch (SwitchMLException e) {
+            LOG.debug("leaving job {} failed: {}", jobNumber, e.getMessage());
+        } finally {
+            channels.forEach(Channel::close);
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            completions.shutdown();
+            control.close();
+        }
+    }
+}

@@ -1,0 +1,310 @@
+package io.switchml.client;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
+import io.switchml.protocol.SetAlternation;
+import io.switchml.protocol.SlotSchedule;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One worker thread: its UDP socket, its range of slots in the switch, and the self-clocked window
+ * over them. Everything here runs on the thread's own event loop, so nothing is shared or locked.
+ *
+ * <p>For each task the lane sends the first packet of every slot; the result for a slot releases
+ * that slot's next packet, in the other set. Each outstanding slot has a retransmission timer
+ * driven by the measured RTT, so a lost packet delays only its own slot.
+ */
+final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
+    /** How often timers are checked; retransmission timeouts are multiples of this at best. */
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final int index;
+    private final int slotBase;
+    private final int window;
+    private final PayloadSize size;
+    private final int k;
+    private final int jobNumber;
+    private final long operationTimeoutNanos;
+    private final WorkerStatistics statistics;
+    private final LaneFailureHandler failures;
+    private final Channel channel;
+
+    private final SetAlternation sets;
+    /** Per window slot: the packet outstanding (-1: none), its set, when it was last sent, how often. */
+    private final int[] pending;
+    private final int[] pendingSet;
+    private final long[] sentAt;
+    private final int[] attempts;
+    /** Per window slot: max exponent and flag of the block the slot sends next (from the bootstrap). */
+    private final byte[] nextExponent;
+    private final byte[] nextFlag;
+
+    private final RetransmissionTimeout rto;
+    private final ArrayDeque<LaneTask> queue = new ArrayDeque<>();
+    private final ByteBuffer scratch;
+    private final AggregationPacket tx = new AggregationPacket();
+    private final AggregationPacket rx = new AggregationPacket();
+
+    private LaneTask current;
+    private int activeSlots;
+    private long deadline;
+
+    interface LaneFailureHandler {
+        /** The lane gave up on a task; the context is no longer consistent with the switch. */
+        void laneFailed(RuntimeException error);
+    }
+
+    WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config,
+               WorkerStatistics statistics, LaneFailureHandler failures, Channel channel) {
+        this.index = index;
+        this.slotBase = index * window;
+        this.window = window;
+        this.size = size;
+        this.k = size.elements();
+        this.jobNumber = jobNumber;
+        this.operationTimeoutNanos = config.operationTimeout().toNanos();
+        this.statistics = statistics;
+        this.failures = failures;
+        this.channel = channel;
+        this.sets = new SetAlternation(window);
+        this.pending = new int[window];
+        this.pendingSet = new int[window];
+        this.sentAt = new long[window];
+        this.attempts = new int[window];
+        this.nextExponent = new byte[window];
+        this.nextFlag = new byte[window];
+        this.rto = new RetransmissionTimeout(config.retransmitMin().toNanos(), config.retransmitInitial().toNanos(),
+                config.retransmitMax().toNanos());
+        this.scratch = ByteBuffer.allocateDirect(size.packetBytes()).order(ByteOrder.BIG_ENDIAN);
+        tx.wrap(scratch, 0);
+        Arrays.fill(pending, -1);
+        channel.eventLoop().scheduleAtFixedRate(this::checkTimers, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** Queues a task; safe from any thread. */
+    void submit(LaneTask task) {
+        channel.eventLoop().execute(() -> {
+            queue.add(task);
+            if (current == null) {
+                startNext();
+            }
+        });
+    }
+
+    /** Fails every queued and running task with {@code error}; safe from any thread. */
+    void abortAll(RuntimeException error) {
+        channel.eventLoop().execute(() -> {
+            if (current != null) {
+                current.operation.fail(error);
+                reset();
+            }
+            for (LaneTask t; (t = queue.poll()) != null; ) {
+                t.operation.fail(error);
+            }
+        });
+    }
+
+    private void startNext() {
+        LaneTask task = queue.poll();
+        if (task == null) {
+            return;
+        }
+        current = task;
+        deadline = System.nanoTime() + operationTimeoutNanos;
+        activeSlots = 0;
+        SlotSchedule schedule = task.schedule;
+        for (int i = 0; i < window; i++) {
+            int q = schedule.firstPacket(i);
+            pending[i] = q;
+            if (q >= 0) {
+                activeSlots++;
+                send(i, q, true);
+            }
+        }
+        channel.flush();
+        if (activeSlots == 0) {
+            finishCurrent();
+        }
+    }
+
+    /** Builds packet q of the current task from the source data and sends it on window slot i. */
+    private void send(int i, int q, boolean fresh) {
+        LaneTask task = current;
+        if (fresh) {
+            pendingSet[i] = sets.take(i);
+            attempts[i] = 0;
+        }
+        SlotSchedule schedule = task.schedule;
+        Operation op = task.operation;
+        int e0 = 0;
+        int e1 = 0;
+        int exponentBlock = schedule.exponentBlock(q);
+        if (exponentBlock >= 0) {
+            int bits = op.maxMagnitudeBits(blockStart(task, exponentBlock), blockEnd(task, exponentBlock));
+            e0 = BlockQuantizer.exponent(bits);
+            e1 = BlockQuantizer.flag(bits);
+        } else if (op.quantized()) {
+            e0 = BlockQuantizer.MIN_EXPONENT;
+        }
+        tx.header(size, jobNumber, task.tsiPrefix | q, slotBase + i, pendingSet[i], e0, e1);
+        int dataBlock = schedule.dataBlock(q);
+        if (dataBlock >= 0) {
+            if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
+                BlockQuantizer.zeroFill(tx, 0, k); // its value cannot be carried; everyone sends zeros
+            } else {
+                op.encode(blockStart(task, dataBlock), blockEnd(task, dataBlock), nextExponent[i], tx, k);
+            }
+        } else {
+            BlockQuantizer.zeroFill(tx, 0, k);
+        }
+        ByteBuf buf = channel.alloc().directBuffer(size.packetBytes());
+        scratch.clear();
+        buf.writeBytes(scratch);
+        channel.write(buf, channel.voidPromise());
+        sentAt[i] = System.nanoTime();
+        statistics.packetsSent.increment();
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket msg) {
+        statistics.packetsReceived.increment();
+        ByteBuf content = msg.content();
+        if (content.readableBytes() != size.packetBytes()) {
+            statistics.malformedResults.increment();
+            return;
+        }
+        rx.wrap(content.nioBuffer(), 0);
+        int slot = rx.slot();
+        if (rx.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION || rx.jobNumber() != jobNumber
+                || rx.sizeCode() != size.code() || slot < slotBase || slot >= slotBase + window) {
+            statistics.malformedResults.increment();
+            return;
+        }
+        int i = slot - slotBase;
+        LaneTask task = current;
+        int q = pending[i];
+        if (task == null || q < 0 || rx.tsi() != (task.tsiPrefix | q) || rx.set() != pendingSet[i]) {
+            statistics.duplicateResults.increment();
+            return;
+        }
+        if (attempts[i] == 0) {
+            rto.sample(System.nanoTime() - sentAt[i]);
+            statistics.smoothedRttNanos = rto.smoothedRttNanos();
+        }
+        accept(task, i, q);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+    }
+
+    private void accept(LaneTask task, int i, int q) {
+        SlotSchedule schedule = task.schedule;
+        Operation op = task.operation;
+        int dataBlock = schedule.dataBlock(q);
+        if (dataBlock >= 0) {
+            int from = blockStart(task, dataBlock);
+            int to = blockEnd(task, dataBlock);
+            boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
+            op.decode(rx, from, to, nextExponent[i], unrepresentable);
+            if (unrepresentable) {
+                op.noteUnrepresentable(from, to);
+            }
+        }
+        if (schedule.exponentBlock(q) >= 0) {
+            nextExponent[i] = (byte) rx.exponent0();
+            nextFlag[i] = (byte) rx.exponent1();
+        }
+        int next = schedule.nextPacket(q);
+        pending[i] = next;
+        if (next >= 0) {
+            send(i, next, true);
+        } else if (--activeSlots == 0) {
+            finishCurrent();
+        }
+    }
+
+    private void finishCurrent() {
+        LaneTask task = current;
+        current = null;
+        task.operation.laneDone();
+        startNext();
+    }
+
+    private void checkTimers() {
+        LaneTask task = current;
+        if (task == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - deadline > 0) {
+            statistics.operationTimeouts.increment();
+            AllReduceTimeoutException error = timeoutError(task);
+            reset();
+            task.operation.fail(error);
+            failures.laneFailed(error);
+            return;
+        }
+        boolean sent = false;
+        for (int i = 0; i < window; i++) {
+            int q = pending[i];
+            if (q >= 0 && now - sentAt[i] > rto.timeoutNanos(attempts[i])) {
+                attempts[i]++;
+                statistics.retransmissions.increment();
+                send(i, q, false);
+                sent = true;
+            }
+        }
+        if (sent) {
+            channel.flush();
+        }
+    }
+
+    private AllReduceTimeoutException timeoutError(LaneTask task) {
+        int waiting = 0;
+        int example = -1;
+        for (int i = 0; i < window; i++) {
+            if (pending[i] >= 0) {
+                waiting++;
+                example = example < 0 ? slotBase + i : example;
+            }
+        }
+        return new AllReduceTimeoutException(task.operation.description() + " timed out after "
+                + TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos) + " ms: worker thread " + index + " still waits for "
+                + waiting + " slot(s) (e.g. slot " + example + ") of job number " + jobNumber
+                + ". The switch may be down or unreachable, another worker of the job may have died, or the workers"
+                + " may not be running the same sequence of all-reduces (same lengths and types). This context can no"
+                + " longer be used: close it and join again.");
+    }
+
+    /** Forgets the running task after a failure. */
+    private void reset() {
+        current = null;
+        Arrays.fill(pending, -1);
+    }
+
+    private int blockStart(LaneTask task, int block) {
+        return task.from + block * k;
+    }
+
+    private int blockEnd(LaneTask task, int block) {
+        return Math.min(task.to, task.from + (block + 1) * k);
+    }
+}

@@ -1,0 +1,82 @@
+package io.switchml.client;
+
+import io.switchml.controller.AggregationService;
+import io.switchml.dataplane.SwitchConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/** An embedded switch on loopback (ephemeral ports) and n worker contexts in this JVM. */
+final class LocalCluster implements AutoCloseable {
+    final AggregationService service;
+    final List<SwitchMLContext> contexts = new ArrayList<>();
+
+    LocalCluster(int workers, int switchPorts, UnaryOperator<SwitchMLConfig.Builder> configure) {
+        service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts),
+                "127.0.0.1", 0);
+        String job = "test-" + System.nanoTime();
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        try {
+            List<CompletableFuture<SwitchMLContext>> joining = new ArrayList<>();
+            for (int r = 0; r < workers; r++) {
+                SwitchMLConfig config = configure.apply(SwitchMLConfig.builder()
+                        .controller("127.0.0.1:" + service.controllerPort()).job(job).rank(r).workers(workers)
+                        .joinTimeout(java.time.Duration.ofSeconds(30))).build();
+                joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config), pool));
+            }
+            for (CompletableFuture<SwitchMLContext> f : joining) {
+                contexts.add(f.join());
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    LocalCluster(int workers) {
+        this(workers, 1, b -> b);
+    }
+
+    /** Runs {@code body(rank, context)} on every worker at once and waits for all. */
+    <T> List<T> onEveryWorker(WorkerBody<T> body) {
+        ExecutorService pool = Executors.newFixedThreadPool(contexts.size());
+        try {
+            List<CompletableFuture<T>> futures = new ArrayList<>();
+            for (int r = 0; r < contexts.size(); r++) {
+                int rank = r;
+                futures.add(CompletableFuture.supplyAsync(() -> body.run(rank, contexts.get(rank)), pool));
+            }
+            List<T> results = new ArrayList<>();
+            for (CompletableFuture<T> f : futures) {
+                results.add(f.join());
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+            try {
+                pool.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    interface WorkerBody<T> {
+        T run(int rank, SwitchMLContext context);
+    }
+
+    @Override
+    public void close() {
+        for (SwitchMLContext c : contexts) {
+            c.close();
+        }
+        service.close();
+    }
+}

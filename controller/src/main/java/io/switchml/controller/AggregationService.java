@@ -1,0 +1,97 @@
+package io.switchml.controller;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.dataplane.SwitchConfig;
+import io.switchml.protocol.ProtocolConstants;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A whole aggregation service in one process: the software switch (dataplane) and the controller
+ * (gRPC) that sets jobs up in it. This is what {@code switchml switch} runs.
+ */
+public final class AggregationService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AggregationService.class);
+
+    private final AggregationSwitch dataplane;
+    private final Server server;
+    private final ScheduledExecutorService timer;
+
+    private AggregationService(AggregationSwitch dataplane, Server server, ScheduledExecutorService timer) {
+        this.dataplane = dataplane;
+        this.server = server;
+        this.timer = timer;
+    }
+
+    /**
+     * Starts the switch, then the controller on {@code controllerPort} (0 picks a free port) of
+     * {@code controllerBind}. Returns once both listen.
+     */
+    public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort) {
+        AggregationSwitch dataplane = AggregationSwitch.start(switchConfig);
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "switchml-controller-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            String bind = dataplane.bindAddress().getHostAddress();
+            String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
+            JobRegistry registry = new JobRegistry(dataplane, timer);
+            Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort))
+                    .addService(new ControllerService(registry, dataplane, announced))
+                    .build()
+                    .start();
+            LOG.debug("controller listening on {}", server.getListenSockets());
+            return new AggregationService(dataplane, server, timer);
+        } catch (IOException | RuntimeException e) {
+            dataplane.close();
+            timer.shutdownNow();
+            throw new IllegalStateException("cannot start the controller on " + controllerBind + ":" + controllerPort
+                    + ": " + rootMessage(e) + (controllerPort == ProtocolConstants.CONTROLLER_TCP_PORT
+                    ? " (is another switch running? pick another port with --controller-port)" : ""), e);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
+    }
+
+    public AggregationSwitch dataplane() {
+        return dataplane;
+    }
+
+    /** The TCP port the controller listens on. */
+    public int controllerPort() {
+        return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+
+    /** Blocks until the service is shut down (for the command line). */
+    public void awaitTermination() throws InterruptedException {
+        server.awaitTermination();
+    }
+
+    @Override
+    public void close() {
+        server.shutdownNow();
+        try {
+            server.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        timer.shutdownNow();
+        dataplane.close();
+    }
+}

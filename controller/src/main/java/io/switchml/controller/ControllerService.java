@@ -1,0 +1,88 @@
+package io.switchml.controller;
+
+import io.grpc.stub.StreamObserver;
+import io.switchml.controller.proto.BarrierRequest;
+import io.switchml.controller.proto.BarrierResponse;
+import io.switchml.controller.proto.BroadcastRequest;
+import io.switchml.controller.proto.BroadcastResponse;
+import io.switchml.controller.proto.ControllerGrpc;
+import io.switchml.controller.proto.JoinRequest;
+import io.switchml.controller.proto.JoinResponse;
+import io.switchml.controller.proto.LeaveRequest;
+import io.switchml.controller.proto.LeaveResponse;
+import io.switchml.controller.proto.StatusRequest;
+import io.switchml.controller.proto.StatusResponse;
+import io.switchml.dataplane.AggregationSwitch;
+
+import java.util.function.Function;
+
+/** The gRPC face of the controller: turns requests into {@link JobRegistry} calls and back. */
+final class ControllerService extends ControllerGrpc.ControllerImplBase {
+    private final JobRegistry registry;
+    private final AggregationSwitch dataplane;
+    private final String announcedAddress;
+
+    /**
+     * @param announcedAddress the dataplane address told to workers; empty when the switch listens on
+     *                         every address, in which case workers use the controller's host
+     */
+    ControllerService(JobRegistry registry, AggregationSwitch dataplane, String announcedAddress) {
+        this.registry = registry;
+        this.dataplane = dataplane;
+        this.announcedAddress = announcedAddress;
+    }
+
+    @Override
+    public void join(JoinRequest request, StreamObserver<JoinResponse> observer) {
+        registry.join(request, reply(observer, number -> {
+            JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(number).setSwitchAddress(announcedAddress);
+            for (int port : dataplane.ports()) {
+                b.addSwitchPorts(port);
+            }
+            return b.build();
+        }));
+    }
+
+    @Override
+    public void barrier(BarrierRequest request, StreamObserver<BarrierResponse> observer) {
+        registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(), -1, new byte[0],
+                request.getTimeoutMs(), reply(observer, v -> BarrierResponse.getDefaultInstance()));
+    }
+
+    @Override
+    public void broadcast(BroadcastRequest request, StreamObserver<BroadcastResponse> observer) {
+        registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(), request.getRoot(),
+                request.getValue().toByteArray(), request.getTimeoutMs(),
+                reply(observer, v -> BroadcastResponse.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(v)).build()));
+    }
+
+    @Override
+    public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
+        registry.leave(request.getJobNumber(), request.getRank(), reply(observer, v -> LeaveResponse.getDefaultInstance()));
+    }
+
+    @Override
+    public void status(StatusRequest request, StreamObserver<StatusResponse> observer) {
+        StatusResponse response = StatusResponse.newBuilder()
+                .addAllJobs(registry.jobs())
+                .putAllCounters(dataplane.counters())
+                .build();
+        observer.onNext(response);
+        observer.onCompleted();
+    }
+
+    private static <T, R> JobRegistry.Reply<T> reply(StreamObserver<R> observer, Function<T, R> toResponse) {
+        return new JobRegistry.Reply<>() {
+            @Override
+            public void ok(T value) {
+                observer.onNext(toResponse.apply(value));
+                observer.onCompleted();
+            }
+
+            @Override
+            public void error(ControlException error) {
+                observer.onError(error.status().asRuntimeException());
+            }
+        };
+    }
+}

@@ -8,6 +8,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -148,6 +150,18 @@ public final class SwitchMLConfig {
 
     public int socketBufferBytes() {
         return integer(Key.SOCKET_BUFFER_BYTES);
+    }
+
+    /** Every setting by property name, e.g. to pass the configuration to another process. */
+    public Map<String, String> toMap() {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (Key k : Key.values()) {
+            String v = values.getProperty(k.property());
+            if (v != null) {
+                map.put(k.property(), v);
+            }
+        }
+        return map;
     }
 
     /** A builder holding these values, to derive a changed configuration. */

@@ -1,6 +1,7 @@
 package io.switchml.protocol;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Flyweight over one SwitchML aggregation packet (the UDP payload) in a {@link ByteBuffer}:
@@ -28,8 +29,11 @@ public final class AggregationPacket {
     private ByteBuffer buffer;
     private int offset;
 
-    /** Points this flyweight at the packet starting at {@code offset} of {@code buffer}. */
+    /** Points this flyweight at the packet starting at {@code offset} of a big-endian {@code buffer}. */
     public AggregationPacket wrap(ByteBuffer buffer, int offset) {
+        if (buffer.order() != ByteOrder.BIG_ENDIAN) {
+            throw new IllegalArgumentException("SwitchML packets are big-endian; the buffer is " + buffer.order());
+        }
         this.buffer = buffer;
         this.offset = offset;
         return this;
@@ -53,7 +57,7 @@ public final class AggregationPacket {
 
     /** True when bit 3 of the first byte, which the protocol leaves unused, is zero. */
     public boolean unusedBitClear() {
-        return (buffer.get(offset + OFF_TYPE_SIZE) & 0x10) == 0;
+        return (buffer.get(offset + OFF_TYPE_SIZE) & 0x08) == 0;
     }
 
     public AggregationPacket typeAndSize(int msgType, PayloadSize size) {

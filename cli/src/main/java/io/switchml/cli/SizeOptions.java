@@ -1,0 +1,56 @@
+package io.switchml.cli;
+
+import io.switchml.bench.ByteSize;
+import io.switchml.protocol.DataType;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** What to all-reduce and how often: shared by bench and worker. */
+final class SizeOptions {
+    @Option(names = "--size", split = ",", defaultValue = "64MiB",
+            description = "Tensor size(s) in bytes with units (4KiB, 64MiB, 1GB); FROM:TO doubles from FROM to TO; repeatable (default: ${DEFAULT-VALUE}).")
+    List<String> sizes;
+
+    @Option(names = "--iters", defaultValue = "10", description = "Timed all-reduces per size (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "Untimed all-reduces per size first (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--verify", description = "Check every result against the exact expected value and across workers.")
+    boolean verify;
+
+    @Option(names = "--type", defaultValue = "float32", description = "Element type: float32 or int32 (default: ${DEFAULT-VALUE}).")
+    String type;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated tensors (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    List<Long> bytes() {
+        List<Long> all = new ArrayList<>();
+        for (String s : sizes) {
+            for (long b : ByteSize.parseList(s)) {
+                if (b < 4 || b % 4 != 0) {
+                    throw new IllegalArgumentException("size " + s + " = " + b + " B is not a positive multiple of 4 bytes (one element)");
+                }
+                all.add(b);
+            }
+        }
+        return all;
+    }
+
+    DataType dataType() {
+        switch (type.toLowerCase(java.util.Locale.ROOT)) {
+            case "float32":
+            case "float":
+                return DataType.FLOAT32;
+            case "int32":
+            case "int":
+                return DataType.INT32;
+            default:
+                throw new IllegalArgumentException("--type must be float32 or int32, not " + type);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.switchml.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code switchml} command: a switch, workers, benchmarks and the demo. */
+@Command(name = "switchml", mixinStandardHelpOptions = true, version = "switchml 0.1.0",
+        description = "In-network aggregation for distributed training on the JVM, after SwitchML (NSDI 2021).",
+        subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, DemoCommand.class,
+                CommandLine.HelpCommand.class})
+public final class SwitchMlCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new SwitchMlCommand());
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("switchml " + commandLine.getCommandName() + ": " + e.getMessage());
+            return 1;
+        });
+        return cl;
+    }
+}

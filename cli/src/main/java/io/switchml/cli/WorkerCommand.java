@@ -1,0 +1,78 @@
+package io.switchml.cli;
+
+import io.switchml.bench.BenchRow;
+import io.switchml.bench.BenchWorker;
+import io.switchml.bench.SizeReport;
+import io.switchml.bench.WorkerPlan;
+import io.switchml.client.SwitchMLConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+/** One worker joining an existing job: for runs across several hosts. */
+@Command(name = "worker", mixinStandardHelpOptions = true,
+        description = "Join a job at a running switch and all-reduce generated tensors, printing this worker's timings.")
+final class WorkerCommand implements Callable<Integer> {
+    @Option(names = "--controller", description = "HOST:PORT of the switch's controller (default: localhost:50099).")
+    String controller;
+
+    @Option(names = "--rank", required = true, description = "This worker's rank, 0..workers-1.")
+    int rank;
+
+    @Option(names = "--workers", required = true, description = "Number of workers in the job.")
+    int workers;
+
+    @Option(names = "--job", description = "Job name, the same on every worker (default: default).")
+    String job;
+
+    @Option(names = "--local-address", description = "IPv4 address to send from (default: the one that routes to the controller).")
+    String localAddress;
+
+    @Option(names = "--config", description = "Properties file of switchml.* settings (the options here take precedence).")
+    Path configFile;
+
+    @Mixin
+    SizeOptions sizes;
+
+    @Mixin
+    WorkerTuning tuning;
+
+    @Override
+    public Integer call() {
+        SwitchMLConfig.Builder builder = SwitchMLConfig.builder();
+        if (configFile != null) {
+            builder.file(configFile);
+        }
+        builder.systemProperties();
+        Properties props = new Properties();
+        tuning.settings().forEach(props::setProperty);
+        builder.properties(props).rank(rank).workers(workers);
+        if (controller != null) {
+            builder.controller(controller);
+        }
+        if (job != null) {
+            builder.job(job);
+        }
+        if (localAddress != null) {
+            builder.localAddress(localAddress);
+        }
+        SwitchMLConfig config = builder.build();
+        WorkerPlan plan = new WorkerPlan(config.toMap(), sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
+                sizes.dataType(), sizes.seed);
+        System.out.println("rank " + rank + " of " + workers + " joining job '" + config.job() + "' at " + config.controller());
+        System.out.println(BenchRow.tableHeader());
+        boolean[] failed = {false};
+        new BenchWorker(plan).run(report -> {
+            BenchRow row = BenchRow.of("switchml", workers, sizes.dataType().name().toLowerCase(java.util.Locale.ROOT),
+                    List.of(report));
+            failed[0] |= Boolean.FALSE.equals(report.verified());
+            System.out.println(row.toTableLine());
+        });
+        return failed[0] ? 2 : 0;
+    }
+}

@@ -1,0 +1,42 @@
+package io.switchml.cli;
+
+import io.switchml.client.SwitchMLConfig;
+import picocli.CommandLine.Option;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Options that tune the workers, shared by bench, worker and demo. */
+final class WorkerTuning {
+    @Option(names = "--elements-per-packet", description = "int32 elements per packet (default 2048; SwitchML hardware: 64 or 256).")
+    Integer elementsPerPacket;
+
+    @Option(names = "--window", description = "Slots each worker thread keeps in flight (default 64).")
+    Integer window;
+
+    @Option(names = "--threads", description = "Worker threads per worker, each with its own UDP port and slots (default 1).")
+    Integer threads;
+
+    @Option(names = "--operation-timeout-ms", description = "An all-reduce taking longer fails (default 60000).")
+    Long operationTimeoutMs;
+
+    @Option(names = "--set", description = "Any worker setting NAME=VALUE (see the README's configuration reference), e.g. --set retransmitMinMs=5; repeatable.")
+    Map<String, String> extra = new LinkedHashMap<>();
+
+    /** The {@code switchml.*} settings these options give (only those set). */
+    Map<String, String> settings() {
+        Map<String, String> s = new LinkedHashMap<>();
+        extra.forEach((k, v) -> s.put(k.startsWith("switchml.") ? k : "switchml." + k, v));
+        put(s, SwitchMLConfig.Key.ELEMENTS_PER_PACKET, elementsPerPacket);
+        put(s, SwitchMLConfig.Key.SLOTS_PER_THREAD, window);
+        put(s, SwitchMLConfig.Key.THREADS, threads);
+        put(s, SwitchMLConfig.Key.OPERATION_TIMEOUT_MS, operationTimeoutMs);
+        return s;
+    }
+
+    private static void put(Map<String, String> s, SwitchMLConfig.Key key, Object value) {
+        if (value != null) {
+            s.put(key.property(), value.toString());
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package io.switchml.dataplane;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The software aggregation switch: SwitchML's switch program (see {@link SwitchProgram}) behind
+ * one or more UDP ports, each served by its own receive thread.
+ *
+ * <p>The control-plane methods ({@link #installJob}, {@link #removeJob}) may be called from any
+ * thread at any time; the receive threads pick up each change with their next packet.
+ */
+public final class AggregationSwitch implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AggregationSwitch.class);
+
+    private final InetAddress bindAddress;
+    private final List<SwitchPort> ports;
+    private final ControlPlane controlPlane;
+    private final DropProbabilities dropProbabilities;
+    private final List<SwitchCounters> counters;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private AggregationSwitch(InetAddress bindAddress, List<SwitchPort> ports, ControlPlane controlPlane,
+                              DropProbabilities dropProbabilities) {
+        this.bindAddress = bindAddress;
+        this.ports = ports;
+        this.controlPlane = controlPlane;
+        this.dropProbabilities = dropProbabilities;
+        List<SwitchCounters> shards = new ArrayList<>();
+        for (SwitchPort port : ports) {
+            shards.add(port.counters());
+        }
+        this.counters = List.copyOf(shards);
+    }
+
+    /**
+     * Binds every port and returns once the switch receives on all of them.
+     *
+     * @throws IllegalArgumentException      when the config is inconsistent, or the bind address is
+     *                                       unknown or not IPv4
+     * @throws java.io.UncheckedIOException when a port cannot be bound (for instance, it is in use);
+     *                                       the ports bound before it are closed again
+     */
+    public static AggregationSwitch start(SwitchConfig config) {
+        SwitchConfig settings = config.copy();
+        settings.validate();
+        Inet4Address address = resolve(settings.bindAddress());
+        UdpTransport transport = UdpTransport.select(settings.nativeTransport());
+        ControlPlane controlPlane = new ControlPlane();
+        DropProbabilities dropProbabilities =
+                new DropProbabilities(settings.ingressDropProbability(), settings.egressDropProbability());
+
+        List<SwitchPort> ports = new ArrayList<>();
+        try {
+            for (int i = 0; i < settings.portCount(); i++) {
+                int port = settings.basePort() == 0 ? 0 : settings.basePort() + i;
+                ports.add(SwitchPort.bind(transport, address, port, i, settings.portCount(), controlPlane,
+                        dropProbabilities, settings.dropSeed() + i));
+            }
+        } catch (RuntimeException e) {
+            ports.forEach(SwitchPort::close);
+            throw e;
+        }
+        AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities);
+        LOG.info("switch listening on {} UDP ports {} ({} transport)", address.getHostAddress(),
+                Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT));
+        return started;
+    }
+
+    /** The bound UDP ports, in port-index order. */
+    public int[] ports() {
+        int[] bound = new int[ports.size()];
+        for (int i = 0; i < bound.length; i++) {
+            bound[i] = ports.get(i).port();
+        }
+        return bound;
+    }
+
+    public InetAddress bindAddress() {
+        return bindAddress;
+    }
+
+    /**
+     * Allocates the job's registers and adds its workers to the worker table.
+     *
+     * @throws IllegalStateException when the job number is in use, or one of the job's
+     *                               (address, port) endpoints belongs to another job
+     */
+    public void installJob(JobSpec spec) {
+        controlPlane.installJob(spec);
+        LOG.info("installed job {} '{}': {} workers, {} slots ({} threads x {}), {} B payload", spec.jobNumber(),
+                spec.name(), spec.workers(), spec.slots(), spec.threads(), spec.slotsPerThread(), spec.size().bytes());
+    }
+
+    /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */
+    public void removeJob(int jobNumber) {
+        Optional<JobSpec> removed = controlPlane.job(jobNumber);
+        controlPlane.removeJob(jobNumber);
+        removed.ifPresent(spec -> LOG.info("removed job {} '{}'", spec.jobNumber(), spec.name()));
+    }
+
+    /** The installed job with this number, if any. */
+    public Optional<JobSpec> job(int jobNumber) {
+        return controlPlane.job(jobNumber);
+    }
+
+    /**
+     * A snapshot of the counters summed over the ports, by stable name: packets_received,
+     * ingress_simulated_drops, contributions, results_sent (multicast results),
+     * retransmissions_answered (unicast), retransmissions_dropped, packets_sent,
+     * egress_simulated_drops, egress_queue_full_drops, io_errors, and one drops_&lt;reason&gt; per
+     * reason a packet is refused: drops_truncated, drops_too_long, drops_wrong_msg_type,
+     * drops_unused_bits, drops_unknown_source, drops_unknown_job, drops_job_mismatch,
+     * drops_size_mismatch, drops_slot_out_of_range, drops_wrong_port.
+     */
+    public Map<String, Long> counters() {
+        return Collections.unmodifiableMap(SwitchCounters.snapshot(counters));
+    }
+
+    /** Changes the drop simulator's probabilities while the switch runs; each in [0, 1]. */
+    public void setDropProbabilities(double ingress, double egress) {
+        dropProbabilities.set(ingress, egress);
+    }
+
+    /** Closes every port and stops its thread; returns when they are released. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            ports.forEach(SwitchPort::close);
+            LOG.info("switch on {} closed", bindAddress.getHostAddress());
+        }
+    }
+
+    private static Inet4Address resolve(String bindAddress) {
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(bindAddress);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("unknown bind address " + bindAddress, e);
+        }
+        if (!(address instanceof Inet4Address ipv4)) {
+            throw new IllegalArgumentException("bind address " + bindAddress + " is not IPv4; workers are identified by IPv4 address");
+        }
+        return ipv4;
+    }
+}

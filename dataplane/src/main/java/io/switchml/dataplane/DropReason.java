@@ -1,0 +1,33 @@
+package io.switchml.dataplane;
+
+import java.util.Locale;
+
+/** Why the switch refused a packet without applying it; each reason has its own counter. */
+enum DropReason {
+    /** Shorter than header and exponents, or than its size code says. */
+    TRUNCATED,
+    /** Longer than its size code says. */
+    TOO_LONG,
+    /** msg_type is not an aggregation packet. */
+    WRONG_MSG_TYPE,
+    /** A bit the protocol leaves unused (header bit 3, pool_index bit 14) is set. */
+    UNUSED_BITS,
+    /** The source address and port are in no installed job's worker table. */
+    UNKNOWN_SOURCE,
+    /** The packet's job number names no installed job. */
+    UNKNOWN_JOB,
+    /** The packet's job number is installed but is not its source's job. */
+    JOB_MISMATCH,
+    /** The packet's size code is not its job's. */
+    SIZE_MISMATCH,
+    /** The slot is not below the job's slot count. */
+    SLOT_OUT_OF_RANGE,
+    /** The slot belongs to another switch port (whose receive thread owns its registers). */
+    WRONG_PORT;
+
+    private final String counterName = "drops_" + name().toLowerCase(Locale.ROOT);
+
+    String counterName() {
+        return counterName;
+    }
+}

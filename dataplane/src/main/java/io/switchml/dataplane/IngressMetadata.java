@@ -1,0 +1,18 @@
+package io.switchml.dataplane;
+
+import io.switchml.protocol.AggregationPacket;
+
+/**
+ * What the parser and worker table learn about the packet in hand, for the blocks after them (the
+ * P4 program's ingress metadata). One instance per receive thread, overwritten by every packet.
+ */
+final class IngressMetadata {
+    /** The packet, wrapped by the validator. */
+    final AggregationPacket packet = new AggregationPacket();
+    InstalledJob job;
+    int rank;
+    int slot;
+    int set;
+    /** The worker thread that owns the slot: where the result goes on every worker. */
+    int thread;
+}

@@ -1,0 +1,68 @@
+package io.switchml.dataplane;
+
+/**
+ * A job installed on the switch: its spec, its register arrays (one instance of each block of
+ * the switch program, sized for the job when it is installed), and where its results go.
+ *
+ * <p>Each slot's registers are written only by the receive thread of the port that slot arrives on
+ * (see {@link PacketValidator}), so they need no synchronization.
+ */
+final class InstalledJob {
+    private final JobSpec spec;
+    private final int sizeCode;
+    private final int slots;
+    private final int slotsPerThread;
+    private final BitmapChecker bitmapChecker;
+    private final WorkersCounter workersCounter;
+    private final Exponents exponents;
+    private final Processor processor;
+    private final WorkerAddresses addresses;
+
+    InstalledJob(JobSpec spec) {
+        this.spec = spec;
+        this.sizeCode = spec.size().code();
+        this.slots = spec.slots();
+        this.slotsPerThread = spec.slotsPerThread();
+        this.bitmapChecker = new BitmapChecker(slots, spec.workers());
+        this.workersCounter = new WorkersCounter(slots, spec.workers());
+        this.exponents = new Exponents(slots);
+        this.processor = new Processor(slots, spec.size().elements());
+        this.addresses = new WorkerAddresses(spec);
+    }
+
+    JobSpec spec() {
+        return spec;
+    }
+
+    int sizeCode() {
+        return sizeCode;
+    }
+
+    int slots() {
+        return slots;
+    }
+
+    int slotsPerThread() {
+        return slotsPerThread;
+    }
+
+    BitmapChecker bitmapChecker() {
+        return bitmapChecker;
+    }
+
+    WorkersCounter workersCounter() {
+        return workersCounter;
+    }
+
+    Exponents exponents() {
+        return exponents;
+    }
+
+    Processor processor() {
+        return processor;
+    }
+
+    WorkerAddresses addresses() {
+        return addresses;
+    }
+}

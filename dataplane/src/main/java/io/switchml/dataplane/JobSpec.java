@@ -1,0 +1,83 @@
+package io.switchml.dataplane;
+
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A job as the controller installs it on the switch.
+ *
+ * <p>The job's slots are split evenly between the worker threads: slot s belongs to thread
+ * {@code s / slotsPerThread}, on every worker, and the switch sends its results for that slot to
+ * the thread's port. Rank r is the position of the worker in {@code endpoints}.
+ *
+ * @param jobNumber      the 8-bit job number the packets carry, 0..255
+ * @param name           a human-readable name, for inspection only
+ * @param size           payload size of every packet of the job
+ * @param slotsPerThread slots each worker thread uses, at least 1
+ * @param threads        worker threads per worker, at least 1; every endpoint has this many ports
+ * @param endpoints      the workers in rank order, 1..{@link ProtocolConstants#MAX_WORKERS}
+ */
+public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
+                      List<WorkerEndpoint> endpoints) {
+
+    public JobSpec {
+        if (jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS) {
+            throw new IllegalArgumentException("job number " + jobNumber + " is outside 0.." + (ProtocolConstants.MAX_JOBS - 1));
+        }
+        if (name == null) {
+            throw new IllegalArgumentException("job name is null");
+        }
+        if (size == null) {
+            throw new IllegalArgumentException("payload size of job " + jobNumber + " is null");
+        }
+        if (slotsPerThread < 1) {
+            throw new IllegalArgumentException("slots per thread " + slotsPerThread + " < 1");
+        }
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads " + threads + " < 1");
+        }
+        if ((long) slotsPerThread * threads > ProtocolConstants.MAX_SLOTS) {
+            throw new IllegalArgumentException(slotsPerThread + " slots per thread x " + threads + " threads exceed the "
+                    + ProtocolConstants.MAX_SLOTS + " slots pool_index can address");
+        }
+        if (endpoints == null || endpoints.isEmpty()) {
+            throw new IllegalArgumentException("job " + jobNumber + " has no workers");
+        }
+        if (endpoints.size() > ProtocolConstants.MAX_WORKERS) {
+            throw new IllegalArgumentException("job " + jobNumber + " has " + endpoints.size() + " workers; at most "
+                    + ProtocolConstants.MAX_WORKERS + " fit the seen-bitmap");
+        }
+        Set<Long> sources = new HashSet<>();
+        for (int rank = 0; rank < endpoints.size(); rank++) {
+            WorkerEndpoint endpoint = endpoints.get(rank);
+            if (endpoint == null) {
+                throw new IllegalArgumentException("worker " + rank + " of job " + jobNumber + " is null");
+            }
+            if (endpoint.threads() != threads) {
+                throw new IllegalArgumentException("worker " + rank + " (" + endpoint + ") has " + endpoint.threads()
+                        + " ports but the job has " + threads + " threads; it needs one port per thread");
+            }
+            int ipv4 = Ipv4.toInt(endpoint.address());
+            for (int thread = 0; thread < threads; thread++) {
+                if (!sources.add(WorkerTable.key(ipv4, endpoint.port(thread)))) {
+                    throw new IllegalArgumentException(endpoint.address().getHostAddress() + ":" + endpoint.port(thread)
+                            + " appears twice in job " + jobNumber + "; every worker thread needs its own address and port");
+                }
+            }
+        }
+        endpoints = List.copyOf(endpoints);
+    }
+
+    /** Number of workers, n. */
+    public int workers() {
+        return endpoints.size();
+    }
+
+    /** Slots of the job: {@code slotsPerThread * threads}. */
+    public int slots() {
+        return slotsPerThread * threads;
+    }
+}

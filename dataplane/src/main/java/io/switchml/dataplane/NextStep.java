@@ -1,0 +1,13 @@
+package io.switchml.dataplane;
+
+/** What the switch program does with a packet, once it has been through the pipeline. */
+enum NextStep {
+    /** Dropped: invalid, dropped by the simulator, or a retransmission into an incomplete slot. */
+    DROP,
+    /** A new contribution that leaves the slot incomplete: kept in the registers, nothing sent. */
+    CONSUME,
+    /** The contribution completed the slot: the result goes to every worker of the job. */
+    MULTICAST,
+    /** A retransmission into a complete slot: the stored result goes back to its sender only. */
+    UNICAST
+}

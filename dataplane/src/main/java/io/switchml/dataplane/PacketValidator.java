@@ -1,0 +1,80 @@
+package io.switchml.dataplane;
+
+import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
+import java.nio.ByteBuffer;
+
+/**
+ * The parser and the UDP receiver of the switch program: checks a packet against the wire format
+ * and the installed tables, and finds its job, rank, slot and set.
+ *
+ * <p>It also enforces the single-writer rule: slot s of a job is processed only by the receive
+ * thread of switch port {@code (s / slotsPerThread) % portCount}, so every slot's registers have
+ * one writer and need no lock.
+ */
+final class PacketValidator {
+    private final int portCount;
+
+    PacketValidator(int portCount) {
+        this.portCount = portCount;
+    }
+
+    /**
+     * Validates the packet in {@code buffer} (bytes position..limit) and fills {@code metadata}.
+     *
+     * @return why the packet must be dropped, or null when it is valid
+     */
+    DropReason validate(SwitchTables tables, int sourceIpv4, int sourcePort, int portIndex, ByteBuffer buffer,
+                        IngressMetadata metadata) {
+        int length = buffer.remaining();
+        if (length < ProtocolConstants.PAYLOAD_OFFSET) {
+            return DropReason.TRUNCATED;
+        }
+        AggregationPacket packet = metadata.packet.wrap(buffer, buffer.position());
+        if (packet.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION) {
+            return DropReason.WRONG_MSG_TYPE;
+        }
+        if (!packet.unusedBitClear() || !packet.poolIndexReservedBitClear()) {
+            return DropReason.UNUSED_BITS;
+        }
+        int expectedLength = PayloadSize.ofCode(packet.sizeCode()).packetBytes();
+        if (length < expectedLength) {
+            return DropReason.TRUNCATED;
+        }
+        if (length > expectedLength) {
+            return DropReason.TOO_LONG;
+        }
+
+        long worker = tables.workers().lookup(sourceIpv4, sourcePort);
+        if (worker == WorkerTable.MISSING) {
+            return DropReason.UNKNOWN_SOURCE;
+        }
+        int jobNumber = packet.jobNumber();
+        InstalledJob job = tables.job(jobNumber);
+        if (job == null) {
+            return DropReason.UNKNOWN_JOB;
+        }
+        if (WorkerTable.jobNumber(worker) != jobNumber) {
+            return DropReason.JOB_MISMATCH;
+        }
+        if (packet.sizeCode() != job.sizeCode()) {
+            return DropReason.SIZE_MISMATCH;
+        }
+        int slot = packet.slot();
+        if (slot >= job.slots()) {
+            return DropReason.SLOT_OUT_OF_RANGE;
+        }
+        int thread = slot / job.slotsPerThread();
+        if (thread % portCount != portIndex) {
+            return DropReason.WRONG_PORT;
+        }
+
+        metadata.job = job;
+        metadata.rank = WorkerTable.rank(worker);
+        metadata.slot = slot;
+        metadata.set = packet.set();
+        metadata.thread = thread;
+        return null;
+    }
+}

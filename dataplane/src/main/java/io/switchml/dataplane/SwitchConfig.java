@@ -1,0 +1,143 @@
+package io.switchml.dataplane;
+
+import io.switchml.protocol.ProtocolConstants;
+
+/**
+ * How to start an {@link AggregationSwitch}. Fluent setters, each validated when called; the
+ * getters of the same names read the values back. {@link AggregationSwitch#start} copies the
+ * config, so changing it afterwards does not affect a running switch.
+ *
+ * <pre>{@code
+ * AggregationSwitch.start(new SwitchConfig().basePort(0).portCount(2));
+ * }</pre>
+ */
+public final class SwitchConfig {
+    public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
+    public static final int DEFAULT_BASE_PORT = ProtocolConstants.SWITCH_UDP_PORT;
+    public static final int DEFAULT_PORT_COUNT = 1;
+    /** SwitchML's port range 0xBEE0..0xBEEF has 16 ports. */
+    public static final int MAX_PORT_COUNT = ProtocolConstants.SWITCH_UDP_PORT_COUNT;
+    public static final long DEFAULT_DROP_SEED = 0L;
+
+    private String bindAddress = DEFAULT_BIND_ADDRESS;
+    private int basePort = DEFAULT_BASE_PORT;
+    private int portCount = DEFAULT_PORT_COUNT;
+    private double ingressDropProbability;
+    private double egressDropProbability;
+    private long dropSeed = DEFAULT_DROP_SEED;
+    private boolean nativeTransport = true;
+
+    /** A config with every default. */
+    public SwitchConfig() {
+    }
+
+    /**
+     * IPv4 address (name or literal) the switch ports bind to. Default {@value #DEFAULT_BIND_ADDRESS}:
+     * every interface. IPv4 only: the worker table identifies workers by IPv4 address.
+     */
+    public SwitchConfig bindAddress(String bindAddress) {
+        if (bindAddress == null || bindAddress.isBlank()) {
+            throw new IllegalArgumentException("bind address is empty");
+        }
+        this.bindAddress = bindAddress;
+        return this;
+    }
+
+    public String bindAddress() {
+        return bindAddress;
+    }
+
+    /**
+     * First UDP port; the switch binds {@code basePort .. basePort + portCount - 1}. Default 48864
+     * (0xBEE0, SwitchML's). 0 binds {@code portCount} free ephemeral ports instead (for tests).
+     */
+    public SwitchConfig basePort(int basePort) {
+        if (basePort < 0 || basePort > 65535) {
+            throw new IllegalArgumentException("base port " + basePort + " is outside 0..65535");
+        }
+        this.basePort = basePort;
+        return this;
+    }
+
+    public int basePort() {
+        return basePort;
+    }
+
+    /**
+     * Number of UDP ports, each with its own receive thread, 1..{@value #MAX_PORT_COUNT}. Default 1.
+     * Slots of worker thread t must arrive on port {@code t % portCount}.
+     */
+    public SwitchConfig portCount(int portCount) {
+        if (portCount < 1 || portCount > MAX_PORT_COUNT) {
+            throw new IllegalArgumentException("port count " + portCount + " is outside 1.." + MAX_PORT_COUNT);
+        }
+        this.portCount = portCount;
+        return this;
+    }
+
+    public int portCount() {
+        return portCount;
+    }
+
+    /** Probability that the drop simulator drops a packet on arrival, in [0, 1]. Default 0. */
+    public SwitchConfig ingressDropProbability(double probability) {
+        DropProbabilities.check("ingress", probability);
+        this.ingressDropProbability = probability;
+        return this;
+    }
+
+    public double ingressDropProbability() {
+        return ingressDropProbability;
+    }
+
+    /** Probability that the drop simulator drops each result datagram before it leaves, in [0, 1]. Default 0. */
+    public SwitchConfig egressDropProbability(double probability) {
+        DropProbabilities.check("egress", probability);
+        this.egressDropProbability = probability;
+        return this;
+    }
+
+    public double egressDropProbability() {
+        return egressDropProbability;
+    }
+
+    /** Seed of the drop simulator; port i uses {@code dropSeed + i}. Default 0. */
+    public SwitchConfig dropSeed(long dropSeed) {
+        this.dropSeed = dropSeed;
+        return this;
+    }
+
+    public long dropSeed() {
+        return dropSeed;
+    }
+
+    /** Use Netty's native epoll transport when it is available (else NIO). Default true. */
+    public SwitchConfig nativeTransport(boolean nativeTransport) {
+        this.nativeTransport = nativeTransport;
+        return this;
+    }
+
+    public boolean nativeTransport() {
+        return nativeTransport;
+    }
+
+    /** The checks that involve more than one setting. */
+    void validate() {
+        if (basePort != 0 && basePort + portCount - 1 > 65535) {
+            throw new IllegalArgumentException("ports " + basePort + ".." + (basePort + portCount - 1) + " exceed 65535");
+        }
+    }
+
+    SwitchConfig copy() {
+        return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
+                .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
+                .dropSeed(dropSeed).nativeTransport(nativeTransport);
+    }
+
+    @Override
+    public String toString() {
+        return "SwitchConfig{bindAddress=" + bindAddress + ", basePort=" + basePort + ", portCount=" + portCount
+                + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
+                + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + "}";
+    }
+}

@@ -1,0 +1,33 @@
+package io.switchml.dataplane;
+
+import java.util.Locale;
+
+/** The events the switch counts, besides the drop reasons of {@link DropReason}. */
+enum SwitchCounter {
+    /** Every datagram a switch port received. */
+    PACKETS_RECEIVED,
+    /** Packets dropped on arrival by the drop simulator. */
+    INGRESS_SIMULATED_DROPS,
+    /** New contributions added to a slot (retransmissions excluded). */
+    CONTRIBUTIONS,
+    /** Completed slots whose result was multicast to the job's workers. */
+    RESULTS_SENT,
+    /** Retransmissions into a complete slot, answered with the stored result to the sender only. */
+    RETRANSMISSIONS_ANSWERED,
+    /** Retransmissions into a slot whose round is not complete yet, dropped. */
+    RETRANSMISSIONS_DROPPED,
+    /** Result datagrams handed to the network (one per recipient). */
+    PACKETS_SENT,
+    /** Result datagrams dropped before sending by the drop simulator. */
+    EGRESS_SIMULATED_DROPS,
+    /** Result datagrams dropped because the port's send queue was full. */
+    EGRESS_QUEUE_FULL_DROPS,
+    /** Errors the network layer reported on a port (such as a failed send). */
+    IO_ERRORS;
+
+    private final String counterName = name().toLowerCase(Locale.ROOT);
+
+    String counterName() {
+        return counterName;
+    }
+}

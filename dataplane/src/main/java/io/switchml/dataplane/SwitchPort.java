@@ -1,0 +1,101 @@
+package io.switchml.dataplane;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One UDP port of the switch: a datagram channel on its own event loop thread, which is the single
+ * thread of the port's {@link SwitchProgram}, with that thread's counters.
+ */
+final class SwitchPort implements AutoCloseable {
+    /** Receive buffers take any UDP datagram; Netty's default of 2048 bytes would silently truncate. */
+    private static final int MAX_DATAGRAM_BYTES = 65536;
+    /** Socket buffers of a few MiB absorb bursts of large packets from many workers. */
+    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+    /**
+     * Bytes queued in Netty above which the port stops queueing results. Sends wait there only
+     * while the kernel pushes back; a multicast of 256 results of 60 KiB fits below it.
+     */
+    private static final WriteBufferWaterMark SEND_QUEUE_LIMITS = new WriteBufferWaterMark(32 << 20, 64 << 20);
+
+    private final IoEventLoopGroup eventLoop;
+    private final Channel channel;
+    private final SwitchCounters counters;
+    /** Kept from the bind, so that it can still be read once the channel is closed. */
+    private final int port;
+
+    private SwitchPort(IoEventLoopGroup eventLoop, Channel channel, SwitchCounters counters) {
+        this.eventLoop = eventLoop;
+        this.channel = channel;
+        this.counters = counters;
+        this.port = ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /**
+     * Binds {@code address:port} (port 0: an ephemeral port) and starts receiving. The socket is
+     * IPv4-only, as the worker table is.
+     *
+     * @throws UncheckedIOException when the port cannot be bound, for instance because it is taken
+     */
+    static SwitchPort bind(UdpTransport transport, Inet4Address address, int port, int portIndex, int portCount,
+                           ControlPlane controlPlane, DropProbabilities dropProbabilities, long dropSeed) {
+        SwitchCounters counters = new SwitchCounters();
+        ChannelResultSink sink = new ChannelResultSink();
+        SwitchProgram program = new SwitchProgram(controlPlane, portCount,
+                new DropSimulator(dropProbabilities, dropSeed), counters, sink);
+        SwitchPortHandler handler = new SwitchPortHandler(portIndex, program, sink, counters);
+
+        IoEventLoopGroup eventLoop = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("switchml-switch-port-" + portIndex), transport.ioHandlerFactory());
+        Bootstrap bootstrap = new Bootstrap()
+                .group(eventLoop)
+                .channelFactory(() -> transport.newChannel(SocketProtocolFamily.INET))
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM_BYTES))
+                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SEND_QUEUE_LIMITS)
+                .handler(handler);
+        ChannelFuture bound = bootstrap.bind(address, port).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            shutDown(eventLoop);
+            Throwable cause = bound.cause();
+            String message = "cannot bind switch UDP port " + (port == 0 ? "(ephemeral)" : port) + " on "
+                    + address.getHostAddress() + ": " + cause.getMessage();
+            throw new UncheckedIOException(message, cause instanceof IOException io ? io : new IOException(cause));
+        }
+        return new SwitchPort(eventLoop, bound.channel(), counters);
+    }
+
+    /** The bound UDP port. */
+    int port() {
+        return port;
+    }
+
+    SwitchCounters counters() {
+        return counters;
+    }
+
+    /** Closes the socket and stops the thread; returns when both are done. */
+    @Override
+    public void close() {
+        channel.close().awaitUninterruptibly();
+        shutDown(eventLoop);
+    }
+
+    private static void shutDown(IoEventLoopGroup eventLoop) {
+        eventLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+}

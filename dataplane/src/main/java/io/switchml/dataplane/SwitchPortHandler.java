@@ -1,0 +1,72 @@
+package io.switchml.dataplane;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.ReferenceCountUtil;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds the datagrams of one switch port to that port's {@link SwitchProgram}, on the port's event
+ * loop thread, which is the program's single thread.
+ */
+final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(SwitchPortHandler.class);
+
+    private final int portIndex;
+    private final SwitchProgram program;
+    private final ChannelResultSink sink;
+    private final SwitchCounters counters;
+    private boolean loggedError;
+
+    SwitchPortHandler(int portIndex, SwitchProgram program, ChannelResultSink sink, SwitchCounters counters) {
+        this.portIndex = portIndex;
+        this.program = program;
+        this.sink = sink;
+        this.counters = counters;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object message) {
+        if (!(message instanceof DatagramPacket datagram)) {
+            ReferenceCountUtil.release(message);
+            return;
+        }
+        try {
+            ByteBuf content = datagram.content();
+            // Receive buffers are contiguous; this view is cached by the buffer, not allocated.
+            ByteBuffer packet = content.internalNioBuffer(content.readerIndex(), content.readableBytes())
+                    .order(ByteOrder.BIG_ENDIAN);
+            InetSocketAddress sender = datagram.sender();
+            sink.begin(context, content);
+            if (sender != null && sender.getAddress() instanceof Inet4Address source) {
+                program.process(Ipv4.toInt(source), sender.getPort(), portIndex, packet);
+            } else {
+                program.dropNonIpv4Source();
+            }
+        } finally {
+            sink.end();
+            datagram.release();
+        }
+    }
+
+    /**
+     * Failed sends (the void promise reports them here) and socket errors: counted, and only the
+     * first is logged, so a flood of errors cannot flood the log.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        counters.increment(SwitchCounter.IO_ERRORS);
+        if (!loggedError) {
+            loggedError = true;
+            LOG.warn("switch port {}: {} (further errors are only counted in {})", context.channel().localAddress(),
+                    cause.toString(), SwitchCounter.IO_ERRORS.counterName(), cause);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.switchml.dataplane;
+
+import io.switchml.protocol.AggregationPacket;
+import java.nio.ByteBuffer;
+
+/**
+ * The per-packet switch program (DESIGN.md section 3), the blocks of SwitchML's P4 program in order:
+ * drop simulator, parser and worker table ({@link PacketValidator}), {@link BitmapChecker},
+ * {@link WorkersCounter}, {@link Exponents}, {@link Processor}, {@link NextStepSelector}, and the
+ * egress ({@link ResultSender}).
+ *
+ * <p>One instance per receive thread; not thread-safe. Constant work per packet, no allocation,
+ * no lock: the only shared read is the volatile read of the current {@link SwitchTables}.
+ */
+final class SwitchProgram {
+    private final ControlPlane controlPlane;
+    private final PacketValidator validator;
+    private final DropSimulator dropSimulator;
+    private final SwitchCounters counters;
+    private final ResultSender sender;
+    private final IngressMetadata metadata = new IngressMetadata();
+
+    SwitchProgram(ControlPlane controlPlane, int portCount, DropSimulator dropSimulator, SwitchCounters counters,
+                  ResultSink sink) {
+        this.controlPlane = controlPlane;
+        this.validator = new PacketValidator(portCount);
+        this.dropSimulator = dropSimulator;
+        this.counters = counters;
+        this.sender = new ResultSender(sink, dropSimulator, counters);
+    }
+
+    /**
+     * Processes one datagram.
+     *
+     * @param sourceIpv4 the sender's IPv4 address (a.b.c.d as {@code a << 24 | ... | d})
+     * @param sourcePort the sender's UDP port
+     * @param portIndex  which switch port (0-based) received it
+     * @param packet     the UDP payload, bytes position to limit, big-endian and writable: a result
+     *                   is written over it in place before it goes to the sink
+     * @return what was done with it
+     */
+    NextStep process(int sourceIpv4, int sourcePort, int portIndex, ByteBuffer packet) {
+        counters.increment(SwitchCounter.PACKETS_RECEIVED);
+        if (dropSimulator.dropAtIngress()) {
+            counters.increment(SwitchCounter.INGRESS_SIMULATED_DROPS);
+            return NextStep.DROP;
+        }
+        DropReason invalid = validator.validate(controlPlane.tables(), sourceIpv4, sourcePort, portIndex, packet, metadata);
+        if (invalid != null) {
+            counters.increment(invalid);
+            return NextStep.DROP;
+        }
+
+        InstalledJob job = metadata.job;
+        AggregationPacket aggregation = metadata.packet;
+        int set = metadata.set;
+        int slot = metadata.slot;
+        boolean retransmission = job.bitmapChecker().update(set, slot, metadata.rank);
+        if (!retransmission) {
+            boolean first = job.workersCounter().count(set, slot);
+            job.exponents().apply(set, slot, first, aggregation);
+            job.processor().apply(set, slot, first, aggregation);
+            counters.increment(SwitchCounter.CONTRIBUTIONS);
+        }
+        NextStep next = NextStepSelector.select(retransmission, job.workersCounter().complete(set, slot));
+        switch (next) {
+            case MULTICAST -> {
+                writeResult(job, set, slot, aggregation);
+                sender.multicast(job, metadata.thread, packet);
+            }
+            case UNICAST -> {
+                writeResult(job, set, slot, aggregation);
+                sender.unicast(job, metadata.rank, metadata.thread, packet);
+            }
+            // Past validation, only a retransmission into an incomplete round is dropped.
+            case DROP -> counters.increment(SwitchCounter.RETRANSMISSIONS_DROPPED);
+            case CONSUME -> {
+                // The contribution is in the registers; nothing leaves the switch.
+            }
+        }
+        return next;
+    }
+
+    /**
+     * Counts a datagram whose sender has no IPv4 address (on a dual-stack bind): it cannot be in
+     * the worker table.
+     */
+    NextStep dropNonIpv4Source() {
+        counters.increment(SwitchCounter.PACKETS_RECEIVED);
+        counters.increment(DropReason.UNKNOWN_SOURCE);
+        return NextStep.DROP;
+    }
+
+    SwitchCounters counters() {
+        return counters;
+    }
+
+    /** The header stays the request's (msg_type, size, job, tsi, pool_index); exponents and payload become the result. */
+    private static void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet) {
+        job.exponents().writeResult(set, slot, packet);
+        job.processor().writeResult(set, slot, packet);
+    }
+}

@@ -1,0 +1,58 @@
+package io.switchml.dataplane;
+
+import io.switchml.protocol.ProtocolConstants;
+
+/**
+ * One consistent version of everything the control plane installs: the worker table and the jobs
+ * by number. Immutable; a change builds a new version. Keeping both in one object means a receive
+ * thread never sees a worker entry whose job is missing or is a different job with fewer workers.
+ */
+final class SwitchTables {
+    static final SwitchTables EMPTY = new SwitchTables(WorkerTable.EMPTY, new InstalledJob[ProtocolConstants.MAX_JOBS]);
+
+    private final WorkerTable workers;
+    /** jobs[jobNumber], null where none is installed. Never written after construction. */
+    private final InstalledJob[] jobs;
+
+    private SwitchTables(WorkerTable workers, InstalledJob[] jobs) {
+        this.workers = workers;
+        this.jobs = jobs;
+    }
+
+    WorkerTable workers() {
+        return workers;
+    }
+
+    /** The job with this number (0..255), or null. */
+    InstalledJob job(int jobNumber) {
+        return jobs[jobNumber];
+    }
+
+    /**
+     * This version plus the job of {@code spec}, whose registers are allocated once the checks pass.
+     *
+     * @throws IllegalStateException when its number or one of its worker endpoints is taken
+     */
+    SwitchTables withJob(JobSpec spec) {
+        InstalledJob existing = jobs[spec.jobNumber()];
+        if (existing != null) {
+            throw new IllegalStateException("job number " + spec.jobNumber() + " is already in use by job '"
+                    + existing.spec().name() + "'");
+        }
+        WorkerTable newWorkers = workers.withJob(spec);
+        InstalledJob[] newJobs = jobs.clone();
+        newJobs[spec.jobNumber()] = new InstalledJob(spec);
+        return new SwitchTables(newWorkers, newJobs);
+    }
+
+    /** This version without the job of that number (the same version when there is none). */
+    SwitchTables withoutJob(int jobNumber) {
+        InstalledJob job = jobs[jobNumber];
+        if (job == null) {
+            return this;
+        }
+        InstalledJob[] newJobs = jobs.clone();
+        newJobs[jobNumber] = null;
+        return new SwitchTables(workers.withoutJob(job.spec()), newJobs);
+    }
+}

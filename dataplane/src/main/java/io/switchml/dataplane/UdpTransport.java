@@ -1,0 +1,45 @@
+package io.switchml.dataplane;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+
+/** The Netty transport the switch ports run on: native epoll where Linux offers it, else NIO. */
+enum UdpTransport {
+    EPOLL {
+        @Override
+        IoHandlerFactory ioHandlerFactory() {
+            return EpollIoHandler.newFactory();
+        }
+
+        @Override
+        DatagramChannel newChannel(SocketProtocolFamily family) {
+            return new EpollDatagramChannel(family);
+        }
+    },
+    NIO {
+        @Override
+        IoHandlerFactory ioHandlerFactory() {
+            return NioIoHandler.newFactory();
+        }
+
+        @Override
+        DatagramChannel newChannel(SocketProtocolFamily family) {
+            return new NioDatagramChannel(family);
+        }
+    };
+
+    abstract IoHandlerFactory ioHandlerFactory();
+
+    abstract DatagramChannel newChannel(SocketProtocolFamily family);
+
+    /** Epoll when {@code preferNative} and the native library loads, else NIO. */
+    static UdpTransport select(boolean preferNative) {
+        return preferNative && Epoll.isAvailable() ? EPOLL : NIO;
+    }
+}

@@ -1,0 +1,78 @@
+package io.switchml.dataplane;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.Arrays;
+
+/**
+ * One ranked worker of a job as the switch sees it: its IPv4 address and the UDP source port of
+ * each of its worker threads, in thread order. The switch identifies a worker by where its packets
+ * come from (DESIGN.md section 2), and replies to thread t's port.
+ *
+ * @param address the worker's IPv4 address
+ * @param ports   one UDP source port per worker thread, thread 0 first; distinct, 1..65535
+ */
+public record WorkerEndpoint(InetAddress address, int[] ports) {
+
+    public WorkerEndpoint {
+        if (address == null) {
+            throw new IllegalArgumentException("worker address is null");
+        }
+        if (!(address instanceof Inet4Address)) {
+            throw new IllegalArgumentException("worker address " + address.getHostAddress()
+                    + " is not IPv4; the worker table keys on IPv4 addresses");
+        }
+        if (ports == null || ports.length == 0) {
+            throw new IllegalArgumentException("worker " + address.getHostAddress() + " has no ports; it needs one per worker thread");
+        }
+        ports = ports.clone();
+        for (int i = 0; i < ports.length; i++) {
+            if (ports[i] < 1 || ports[i] > 65535) {
+                throw new IllegalArgumentException("port " + ports[i] + " of worker " + address.getHostAddress()
+                        + " thread " + i + " is outside 1..65535");
+            }
+            for (int j = 0; j < i; j++) {
+                if (ports[j] == ports[i]) {
+                    throw new IllegalArgumentException("worker " + address.getHostAddress() + " lists port " + ports[i]
+                            + " for threads " + j + " and " + i + "; each thread needs its own port");
+                }
+            }
+        }
+    }
+
+    /** Convenience for the common case of one address and its thread ports. */
+    public static WorkerEndpoint of(InetAddress address, int... ports) {
+        return new WorkerEndpoint(address, ports);
+    }
+
+    /** A copy of the ports: the record stays immutable. */
+    @Override
+    public int[] ports() {
+        return ports.clone();
+    }
+
+    /** Thread {@code thread}'s port, without copying the array. */
+    public int port(int thread) {
+        return ports[thread];
+    }
+
+    /** Number of worker threads (ports). */
+    public int threads() {
+        return ports.length;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof WorkerEndpoint that && address.equals(that.address) && Arrays.equals(ports, that.ports);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * address.hashCode() + Arrays.hashCode(ports);
+    }
+
+    @Override
+    public String toString() {
+        return address.getHostAddress() + Arrays.toString(ports);
+    }
+}

@@ -1,0 +1,46 @@
+package io.switchml.dataplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class SwitchConfigTest {
+    @Test
+    void defaults() {
+        SwitchConfig config = new SwitchConfig();
+
+        assertThat(config.bindAddress()).isEqualTo("0.0.0.0");
+        assertThat(config.basePort()).isEqualTo(48864);
+        assertThat(config.portCount()).isEqualTo(1);
+        assertThat(config.ingressDropProbability()).isZero();
+        assertThat(config.egressDropProbability()).isZero();
+        assertThat(config.dropSeed()).isZero();
+        assertThat(config.nativeTransport()).isTrue();
+    }
+
+    @Test
+    void rejectsOutOfRangeSettings() {
+        assertThatThrownBy(() -> new SwitchConfig().basePort(-1)).hasMessageContaining("base port -1");
+        assertThatThrownBy(() -> new SwitchConfig().basePort(65536)).hasMessageContaining("base port 65536");
+        assertThatThrownBy(() -> new SwitchConfig().portCount(0)).hasMessageContaining("port count 0");
+        assertThatThrownBy(() -> new SwitchConfig().portCount(17)).hasMessageContaining("port count 17");
+        assertThatThrownBy(() -> new SwitchConfig().ingressDropProbability(1.5)).hasMessageContaining("ingress");
+        assertThatThrownBy(() -> new SwitchConfig().egressDropProbability(Double.NaN)).hasMessageContaining("egress");
+        assertThatThrownBy(() -> new SwitchConfig().bindAddress(" ")).hasMessageContaining("bind address");
+        assertThatThrownBy(() -> new SwitchConfig().basePort(65535).portCount(2).validate())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceed 65535");
+    }
+
+    @Test
+    void copyIsIndependent() {
+        SwitchConfig config = new SwitchConfig().basePort(0).portCount(3).ingressDropProbability(0.5).dropSeed(9);
+        SwitchConfig copy = config.copy();
+        config.portCount(1);
+
+        assertThat(copy.portCount()).isEqualTo(3);
+        assertThat(copy.basePort()).isZero();
+        assertThat(copy.ingressDropProbability()).isEqualTo(0.5);
+        assertThat(copy.dropSeed()).isEqualTo(9);
+    }
+}

@@ -83,6 +83,9 @@ final class ControlPlaneClient implements AutoCloseable {
                     throw new ControlPlaneException("cannot " + what + ": the controller at " + address
                             + " is unreachable (" + detail + "); is `switchml switch` running there?", e);
                 case DEADLINE_EXCEEDED:
+                    if (status.getDescription() != null && !status.getDescription().startsWith("deadline exceeded")) {
+                        throw new ControlPlaneException("cannot " + what + ": " + detail, e); // the controller's own reason
+                    }
                     throw new ControlPlaneException("cannot " + what + ": no answer from the controller at " + address
                             + " within " + timeout.toMillis() + " ms (are all workers started?)", e);
                 default:

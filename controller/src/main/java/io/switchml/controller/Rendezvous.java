@@ -68,9 +68,10 @@ final class Rendezvous<V> {
         if (waiter == null) {
             return;
         }
+        TreeSet<Integer> missing = missing();
         values.remove(rank);
         timers.remove(rank);
-        waiter.failed(describe.apply(missing()));
+        waiter.failed(describe.apply(missing));
     }
 
     /** Ranks that have not arrived. */

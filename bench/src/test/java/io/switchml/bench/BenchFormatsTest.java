@@ -1,0 +1,85 @@
+package io.switchml.bench;
+
+import io.switchml.protocol.DataType;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/** Sizes, the worker line protocol, the statistics of a row, and the verifier. */
+class BenchFormatsTest {
+    @Test
+    void sizesWithUnitsAndRanges() {
+        assertThat(ByteSize.parse("64MiB")).isEqualTo(64L << 20);
+        assertThat(ByteSize.parse("4k")).isEqualTo(4096);
+        assertThat(ByteSize.parse("1GB")).isEqualTo(1_000_000_000L);
+        assertThat(ByteSize.parse("1.5KiB")).isEqualTo(1536);
+        assertThat(ByteSize.parse("12")).isEqualTo(12);
+        assertThat(ByteSize.parseList("1MiB:8MiB")).containsExactly(1L << 20, 2L << 20, 4L << 20, 8L << 20);
+        assertThat(ByteSize.parseList("4KiB,1MiB")).containsExactly(4096L, 1L << 20);
+        assertThat(ByteSize.format(64L << 20)).isEqualTo("64MiB");
+        assertThat(ByteSize.format(1536)).isEqualTo("1.5KiB");
+        assertThatThrownBy(() -> ByteSize.parse("5 parsecs")).hasMessageContaining("unknown unit");
+        assertThatThrownBy(() -> ByteSize.parse("lots")).hasMessageContaining("not a number");
+        assertThatThrownBy(() -> ByteSize.parseList("8MiB:1MiB")).hasMessageContaining("range");
+    }
+
+    @Test
+    void reportsAndPlansSurviveTheirLineFormats() {
+        SizeReport report = new SizeReport(3, 4096, new long[]{5, 7, 6}, true, -42L, 9, 100);
+        SizeReport back = SizeReport.parse(report.toLine());
+        assertThat(back.rank()).isEqualTo(3);
+        assertThat(back.timesNanos()).containsExactly(5, 7, 6);
+        assertThat(back.verified()).isTrue();
+        assertThat(back.digest()).isEqualTo(-42L);
+        assertThat(back.retransmissions()).isEqualTo(9);
+        assertThat(SizeReport.parse(new SizeReport(0, 4, new long[]{1}, null, 0, 0, 0).toLine()).verified()).isNull();
+        assertThat(SizeReport.parse("some log line")).isNull();
+
+        WorkerPlan plan = new WorkerPlan(Map.of("switchml.rank", "1"), List.of(4L, 8L), 3, 1, true, DataType.INT32, 9);
+        assertThat(WorkerPlan.parse(plan.toArgs().toArray(new String[0]))).isEqualTo(plan);
+        assertThatThrownBy(() -> new WorkerPlan(Map.of(), List.of(6L), 1, 0, false, DataType.FLOAT32, 1))
+                .hasMessageContaining("multiple of 4");
+    }
+
+    @Test
+    void aRowTakesTheSlowestWorkerPerIteration() {
+        List<SizeReport> reports = List.of(
+                new SizeReport(0, 1_000_000, new long[]{1_000_000, 4_000_000, 2_000_000}, true, 1, 2, 0),
+                new SizeReport(1, 1_000_000, new long[]{3_000_000, 1_000_000, 2_000_000}, true, 1, 3, 0));
+        BenchRow row = BenchRow.of("switchml", 2, "float32", reports);
+        // Slowest per iteration: 3, 4, 2 ms.
+        assertThat(row.minMs()).isEqualTo(2.0);
+        assertThat(row.medianMs()).isEqualTo(3.0);
+        assertThat(row.maxMs()).isEqualTo(4.0);
+        assertThat(row.retransmissions()).isEqualTo(5);
+        assertThat(row.verified()).isTrue();
+        assertThat(row.algbwGbps()).isCloseTo(8e6 / 3e-3 / 1e9, within(1e-9));
+        assertThat(row.busbwGbps()).isCloseTo(row.algbwGbps(), within(1e-9)); // 2(n-1)/n = 1 for n = 2
+        assertThat(row.atePerSecond()).isCloseTo(250_000 / 3e-3, within(1e-3));
+        assertThat(row.toJson()).contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"bytes\": 1000000",
+                "\"median_ms\": 3.0000", "\"verified\": true", "\"retransmissions\": 5");
+        List<SizeReport> differing = List.of(reports.get(0),
+                new SizeReport(1, 1_000_000, new long[]{1, 1, 1}, true, 2, 0, 0));
+        assertThat(BenchRow.of("switchml", 2, "float32", differing).verified()).as("digests differ").isFalse();
+    }
+
+    @Test
+    void theVerifierFindsASingleWrongBit() {
+        TensorGenerator generator = new TensorGenerator(5);
+        int length = 3000;
+        float[][] inputs = new float[3][length];
+        for (int r = 0; r < 3; r++) {
+            generator.fill(r, inputs[r], 0, length);
+        }
+        float[] result = io.switchml.client.ReferenceAllReduce.floats(inputs, 256, io.switchml.client.ReduceOp.SUM);
+        ResultVerifier verifier = new ResultVerifier(generator, 3, 256);
+        assertThat(verifier.firstMismatch(result, length)).isEqualTo(-1);
+        result[2999] = Float.intBitsToFloat(Float.floatToRawIntBits(result[2999]) ^ 1);
+        assertThat(verifier.firstMismatch(result, length)).isEqualTo(2999);
+    }
+}

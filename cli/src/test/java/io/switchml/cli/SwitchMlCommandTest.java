@@ -1,0 +1,66 @@
+package io.switchml.cli;
+
+import io.switchml.controller.AggregationService;
+import io.switchml.dataplane.SwitchConfig;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The command line as users type it. */
+class SwitchMlCommandTest {
+    private String run(String... args) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(SwitchMlCommand.commandLine().execute(args)).as("exit code").isZero();
+        } finally {
+            System.setOut(saved);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void benchPrintsOneVerifiedJsonObjectPerSize() {
+        String out = run("bench", "--workers", "2", "--size", "4KiB,64KiB", "--iters", "2", "--warmup", "0", "--verify",
+                "--format", "json");
+        String[] lines = out.strip().split("\n");
+        assertThat(lines).hasSize(2);
+        assertThat(lines[0]).startsWith("{").contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"bytes\": 4096",
+                "\"median_ms\":", "\"min_ms\":", "\"max_ms\":", "\"algbw_gbps\":", "\"busbw_gbps\":", "\"ate_per_s\":",
+                "\"retransmissions\":", "\"verified\": true");
+        assertThat(lines[1]).contains("\"bytes\": 65536", "\"verified\": true");
+    }
+
+    @Test
+    void benchAgainstARunningSwitchPrintsATable() {
+        try (AggregationService service = AggregationService.start(
+                new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0)) {
+            String out = run("bench", "--controller", "127.0.0.1:" + service.controllerPort(), "--workers", "2",
+                    "--size", "1KiB:4KiB", "--iters", "1", "--warmup", "0", "--verify", "--type", "int32",
+                    "--elements-per-packet", "64");
+            assertThat(out).contains("algo", "median_ms", "busbw_Gbps");
+            assertThat(out.lines().filter(l -> l.startsWith("switchml")).toList()).hasSize(3)
+                    .allSatisfy(l -> assertThat(l).contains("int32").endsWith("yes"));
+            assertThat(service.dataplane().counters().get("contributions")).isPositive();
+        }
+    }
+
+    @Test
+    void badOptionsGetAClearErrorAndAnExitCode() {
+        CommandLine cl = SwitchMlCommand.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err));
+        assertThat(cl.execute("bench", "--size", "3B")).isNotZero();
+        assertThat(err.toString()).contains("not a positive multiple of 4 bytes");
+        assertThat(cl.execute("bench", "--format", "xml")).isNotZero();
+        assertThat(err.toString()).contains("--format must be table or json");
+    }
+}

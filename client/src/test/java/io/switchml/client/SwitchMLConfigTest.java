@@ -1,0 +1,90 @@
+package io.switchml.client;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SwitchMLConfigTest {
+    @Test
+    void defaultsAreDocumentedValues() {
+        SwitchMLConfig c = SwitchMLConfig.builder().rank(0).workers(1).build();
+        assertThat(c.controller()).isEqualTo("localhost:50099");
+        assertThat(c.job()).isEqualTo("default");
+        assertThat(c.elementsPerPacket()).isEqualTo(2048);
+        assertThat(c.slotsPerThread()).isEqualTo(64);
+        assertThat(c.threads()).isEqualTo(1);
+        assertThat(c.retransmitMin()).isEqualTo(Duration.ofMillis(10));
+        assertThat(c.operationTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.localAddress()).isEmpty();
+        for (SwitchMLConfig.Key k : SwitchMLConfig.Key.values()) {
+            assertThat(k.property()).startsWith("switchml.");
+            assertThat(k.description()).isNotBlank();
+        }
+    }
+
+    @Test
+    void fileThenSystemPropertiesThenBuilder(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("switchml.properties");
+        Files.writeString(file, "switchml.rank=1\nswitchml.workers=4\nswitchml.threads=2\nswitchml.slotsPerThread=8\n");
+        String saved = System.getProperty("switchml.threads");
+        System.setProperty("switchml.threads", "3");
+        try {
+            SwitchMLConfig c = SwitchMLConfig.builder().file(file).systemProperties().slotsPerThread(16).build();
+            assertThat(c.rank()).isEqualTo(1);
+            assertThat(c.workers()).isEqualTo(4);
+            assertThat(c.threads()).as("system property beats file").isEqualTo(3);
+            assertThat(c.slotsPerThread()).as("builder beats file").isEqualTo(16);
+            assertThat(c.toMap()).containsEntry("switchml.threads", "3").containsEntry("switchml.rank", "1");
+            assertThat(c.toBuilder().rank(2).build().rank()).isEqualTo(2);
+        } finally {
+            if (saved == null) {
+                System.clearProperty("switchml.threads");
+            } else {
+                System.setProperty("switchml.threads", saved);
+            }
+        }
+    }
+
+    @Test
+    void badValuesNameTheSetting() {
+        assertThatThrownBy(() -> SwitchMLConfig.builder().workers(2).build())
+                .hasMessageContaining("switchml.rank is required");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(2).workers(2).build())
+                .hasMessageContaining("switchml.rank = 2 outside 0..1");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).elementsPerPacket(100).build())
+                .hasMessageContaining("elements per packet must be one of");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).threads(17).build())
+                .hasMessageContaining("switchml.threads = 17");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).threads(16).slotsPerThread(2048).build())
+                .hasMessageContaining("exceeds the 16384 slots");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).controller("nohost").build())
+                .hasMessageContaining("host:port");
+        Properties p = new Properties();
+        p.setProperty("switchml.windowSize", "3");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().properties(p))
+                .hasMessageContaining("unknown configuration property switchml.windowSize");
+        p.clear();
+        p.setProperty("switchml.workers", "four");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).properties(p).build())
+                .hasMessageContaining("switchml.workers must be an integer, not 'four'");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().file(Path.of("/nonexistent/switchml.properties")))
+                .hasMessageContaining("cannot read configuration file");
+    }
+
+    @Test
+    void controllerAddresses() {
+        assertThat(ControllerAddress.parse("switch-1:50099")).isEqualTo(new ControllerAddress("switch-1", 50099));
+        assertThat(ControllerAddress.parse("[::1]:7")).isEqualTo(new ControllerAddress("::1", 7));
+        assertThat(new ControllerAddress("::1", 7)).hasToString("[::1]:7");
+        assertThatThrownBy(() -> ControllerAddress.parse("host:http")).hasMessageContaining("not a number");
+        assertThatThrownBy(() -> ControllerAddress.parse("host:70000")).hasMessageContaining("outside 1..65535");
+    }
+}

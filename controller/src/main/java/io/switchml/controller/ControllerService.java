@@ -51,7 +51,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void broadcast(BroadcastRequest request, StreamObserver<BroadcastResponse> observer) {
-        registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(), request.getRoot(),
+        registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(),
+                Integer.toUnsignedLong(request.getRoot()),
                 request.getValue().toByteArray(), request.getTimeoutMs(),
                 reply(observer, v -> BroadcastResponse.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(v)).build()));
     }

@@ -14,9 +14,11 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -147,7 +149,8 @@ final class JobRegistry {
             return;
         }
         job.number = number;
-        job.endpoints = Map.copyOf(job.joining.values());
+        // In rank order (Map.copyOf would iterate in an arbitrary order): Status lists the workers by rank.
+        job.endpoints = Collections.unmodifiableMap(new TreeMap<>(job.joining.values()));
         byNumber[number] = job;
         LOG.info("job '{}' installed as job number {}: {} workers, {}", job.name, number, job.workers(), describe(p));
         job.joining.release();
@@ -164,21 +167,31 @@ final class JobRegistry {
 
     /**
      * Parks a barrier (root = -1) or broadcast until every rank has called it with the same sequence
-     * number; answers the root's value (empty for a barrier).
+     * number; answers the root's value (empty for a barrier). {@code rootNumber} is a long so that a uint32
+     * root of 2^31 or more (a negative int) is not mistaken for the barrier's -1.
      */
-    synchronized void meet(int jobNumber, int rank, long sequence, int root, byte[] value, int timeoutMs,
+    synchronized void meet(int jobNumber, int rank, long sequence, long rootNumber, byte[] value, int timeoutMs,
                            Reply<byte[]> reply) {
         Job job = installedJob(jobNumber, rank, reply);
         if (job == null) {
             return;
         }
-        if (root >= job.workers()) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "root " + root + " outside 0.." + (job.workers() - 1)));
+        if (rootNumber < -1 || rootNumber >= job.workers()) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "root " + rootNumber + " outside 0.."
+                    + (job.workers() - 1)));
             return;
         }
+        int root = (int) rootNumber;
         if (timeoutMs < 1 || timeoutMs > JoinValidator.MAX_TIMEOUT_MS) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "timeout_ms " + timeoutMs + " outside 1.."
-                    + JoinValidator.MAX_TIMEOUT_MS));
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "timeout_ms " + Integer.toUnsignedString(timeoutMs)
+                    + " outside 1.." + JoinValidator.MAX_TIMEOUT_MS));
+            return;
+        }
+        if (!job.left.isEmpty()) {
+            // A rank that left can never arrive: fail now rather than at the timeout.
+            reply.error(new ControlException(Status.ABORTED, (job.left.size() == 1 ? "rank " + job.left.first()
+                    : "ranks " + job.left) + " left job '" + job.name + "' earlier; call #" + sequence
+                    + " can never complete"));
             return;
         }
         Job.Meeting meeting = job.meetings.computeIfAbsent(sequence, s -> new Job.Meeting(root, job.workers()));
@@ -248,14 +261,16 @@ final class JobRegistry {
     }
 
     private <T> Job installedJob(int jobNumber, int rank, Reply<T> reply) {
-        Job job = jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+        // uint32 fields arrive as Java ints: values of 2^31 and above are negative.
+        Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
         if (job == null) {
-            reply.error(new ControlException(Status.NOT_FOUND, "no job number " + jobNumber
+            reply.error(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
                     + " is running; it has ended, or the switch restarted since it was joined"));
             return null;
         }
-        if (rank >= job.workers()) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " outside 0.." + (job.workers() - 1)));
+        if (rank < 0 || rank >= job.workers()) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + Integer.toUnsignedString(rank)
+                    + " outside 0.." + (job.workers() - 1)));
             return null;
         }
         if (job.left.contains(rank)) {

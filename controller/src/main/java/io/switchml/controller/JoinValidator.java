@@ -5,7 +5,6 @@ import io.switchml.controller.proto.JoinRequest;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
@@ -25,10 +24,11 @@ final class JoinValidator {
         JobParameters p = request.getParameters();
         int n = p.getNumWorkers();
         if (n < 1 || n > ProtocolConstants.MAX_WORKERS) {
-            return "num_workers " + n + " outside 1.." + ProtocolConstants.MAX_WORKERS;
+            return "num_workers " + Integer.toUnsignedString(n) + " outside 1.." + ProtocolConstants.MAX_WORKERS;
         }
-        if (request.getRank() >= n) {
-            return "rank " + request.getRank() + " outside 0.." + (n - 1);
+        // uint32 fields arrive as Java ints: values of 2^31 and above are negative.
+        if (request.getRank() < 0 || request.getRank() >= n) {
+            return "rank " + Integer.toUnsignedString(request.getRank()) + " outside 0.." + (n - 1);
         }
         try {
             PayloadSize.ofElements(p.getElementsPerPacket());
@@ -36,7 +36,7 @@ final class JoinValidator {
             return e.getMessage();
         }
         if (p.getThreads() < 1 || p.getThreads() > ProtocolConstants.SWITCH_UDP_PORT_COUNT) {
-            return "threads " + p.getThreads() + " outside 1.." + ProtocolConstants.SWITCH_UDP_PORT_COUNT;
+            return "threads " + Integer.toUnsignedString(p.getThreads()) + " outside 1.." + ProtocolConstants.SWITCH_UDP_PORT_COUNT;
         }
         if (p.getSlotsPerThread() < 1 || (long) p.getSlotsPerThread() * p.getThreads() > ProtocolConstants.MAX_SLOTS) {
             return "slots_per_thread x threads = " + (long) p.getSlotsPerThread() * p.getThreads() + " outside 1.."
@@ -47,11 +47,11 @@ final class JoinValidator {
         }
         for (int port : request.getPortsList()) {
             if (port < 1 || port > 65535) {
-                return "UDP port " + port + " outside 1..65535";
+                return "UDP port " + Integer.toUnsignedString(port) + " outside 1..65535";
             }
         }
         if (request.getTimeoutMs() < 1 || request.getTimeoutMs() > MAX_TIMEOUT_MS) {
-            return "timeout_ms " + request.getTimeoutMs() + " outside 1.." + MAX_TIMEOUT_MS;
+            return "timeout_ms " + Integer.toUnsignedString(request.getTimeoutMs()) + " outside 1.." + MAX_TIMEOUT_MS;
         }
         if (ipv4(request.getAddress()) == null) {
             return "address '" + request.getAddress() + "' is not an IPv4 address";
@@ -64,11 +64,20 @@ final class JoinValidator {
         if (!text.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
             return null;
         }
+        // Parsed here: InetAddress.getByName would resolve a non-address such as 10.0.0.256 as a host name.
+        String[] octets = text.split("\\.");
+        byte[] bytes = new byte[4];
+        for (int i = 0; i < 4; i++) {
+            int octet = Integer.parseInt(octets[i]);
+            if (octet > 255) {
+                return null;
+            }
+            bytes[i] = (byte) octet;
+        }
         try {
-            InetAddress a = InetAddress.getByName(text);
-            return a instanceof Inet4Address ? a : null;
+            return InetAddress.getByAddress(bytes);
         } catch (UnknownHostException e) {
-            return null;
+            throw new AssertionError("4 bytes are always an IPv4 address", e);
         }
     }
 }

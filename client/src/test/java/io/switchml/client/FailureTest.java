@@ -99,7 +99,7 @@ class FailureTest {
                     .hasMessageContaining("threads=2").hasMessageContaining("threads=1")
                     .hasMessageContaining("every worker of a job must be configured alike");
             assertThatThrownBy(first::join).hasCauseInstanceOf(ControlPlaneException.class)
-                    .cause().hasMessageContaining("ranks [1] never did");
+                    .cause().hasMessageContaining("ranks [1] are not there");
         }
     }
 }

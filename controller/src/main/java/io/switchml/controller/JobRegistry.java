@@ -122,7 +122,7 @@ final class JobRegistry {
     private synchronized void expireJoin(Job job, int rank) {
         job.joining.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
                 + "': rank " + rank + " waited for the other ranks to join, but ranks " + missing
-                + " never did; start every worker with the same job name and number of workers ("
+                + " are not there (never joined, or gave up waiting); start every worker with the same job name and number of workers ("
                 + job.workers() + ")"));
         if (job.joining.empty() && !job.installed()) {
             byName.remove(job.name, job);
@@ -234,7 +234,7 @@ final class JobRegistry {
         }
         meeting.rendezvous.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
                 + "': rank " + rank + " waited in " + kind + " (call #" + sequence + ") but ranks " + missing
-                + " never arrived; they may have died or be making different calls"));
+                + " are not there (never came, or gave up waiting); they may have died or be making different calls"));
         if (meeting.rendezvous.empty()) {
             job.meetings.remove(sequence);
         }

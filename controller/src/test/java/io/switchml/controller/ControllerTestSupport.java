@@ -200,9 +200,9 @@ abstract class ControllerTestSupport {
         return a.isDone() ? 0 : 1;
     }
 
-    /** The ranks listed in "ranks [a, b] never ..." of a timeout's description. */
+    /** The ranks listed in "ranks [a, b] are not there ..." of a timeout's description. */
     static List<Integer> missingRanks(String description) {
-        Matcher m = Pattern.compile("ranks \\[([0-9, ]*)\\] never").matcher(description);
+        Matcher m = Pattern.compile("ranks \\[([0-9, ]*)\\] are not there").matcher(description);
         assertThat(m.find()).as("missing ranks in '%s'", description).isTrue();
         List<Integer> ranks = new ArrayList<>();
         for (String s : m.group(1).split(",\\s*")) {

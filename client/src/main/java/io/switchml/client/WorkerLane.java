@@ -23,8 +23,13 @@ import java.util.concurrent.TimeUnit;
  * over them. Everything here runs on the thread's own event loop, so nothing is shared or locked.
  *
  * <p>For each task the lane sends the first packet of every slot; the result for a slot releases
- * that slot's next packet, in the other set. Each outstanding slot has a retransmission timer
- * driven by the measured RTT, so a lost packet delays only its own slot.
+ * that slot's next packet, in the other set. Loss is detected two ways, as TCP's RACK does
+ * (RFC 8985): a slot whose packet was sent well before a packet that has since been answered is
+ * retransmitted at once (results come back in about the order packets were sent, since every
+ * worker is clocked by the same results); and when no result arrives for a retransmission
+ * timeout, the oldest outstanding packet is resent as a probe and the timeout doubles. A lost
+ * packet thus delays only its own slot, and a stalled peer costs one probe per timeout, not a
+ * window of retransmissions.
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** How often timers are checked; retransmission timeouts are multiples of this at best. */
@@ -46,6 +51,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private final int[] pending;
     private final int[] pendingSet;
     private final long[] sentAt;
+    private final long[] firstSentAt;
     private final int[] attempts;
     /** Per window slot: max exponent and flag of the block the slot sends next (from the bootstrap). */
     private final byte[] nextExponent;
@@ -60,6 +66,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private LaneTask current;
     private int activeSlots;
     private long deadline;
+    /** Send time of the most recently sent packet that has been answered. */
+    private long latestAnsweredSentAt;
+    /** When a result last arrived or the timer last fired; the timeout counts from here. */
+    private long lastProgressAt;
 
     interface LaneFailureHandler {
         /** The lane gave up on a task; the context is no longer consistent with the switch. */
@@ -82,6 +92,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.pending = new int[window];
         this.pendingSet = new int[window];
         this.sentAt = new long[window];
+        this.firstSentAt = new long[window];
         this.attempts = new int[window];
         this.nextExponent = new byte[window];
         this.nextFlag = new byte[window];
@@ -126,7 +137,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             return;
         }
         current = task;
-        deadline = System.nanoTime() + operationTimeoutNanos;
+        long now = System.nanoTime();
+        deadline = now + operationTimeoutNanos;
+        lastProgressAt = now;
+        latestAnsweredSentAt = now;
         activeSlots = 0;
         SlotSchedule schedule = task.schedule;
         for (int i = 0; i < window; i++) {
@@ -178,6 +192,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         buf.writeBytes(scratch);
         channel.write(buf, channel.voidPromise());
         sentAt[i] = System.nanoTime();
+        if (fresh) {
+            firstSentAt[i] = sentAt[i];
+        }
         statistics.packetsSent.increment();
     }
 
@@ -201,12 +218,18 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int q = pending[i];
         if (task == null || q < 0 || rx.tsi() != (task.tsiPrefix | q) || rx.set() != pendingSet[i]) {
             statistics.duplicateResults.increment();
+            rto.spuriousRetransmission();
             return;
         }
+        long now = System.nanoTime();
         if (attempts[i] == 0) {
-            rto.sample(System.nanoTime() - sentAt[i]);
+            rto.sample(now - sentAt[i]);
             statistics.smoothedRttNanos = rto.smoothedRttNanos();
         }
+        rto.answered();
+        lastProgressAt = now;
+        // An answer to a retransmitted packet may answer the original: count the original's time.
+        latestAnsweredSentAt = Math.max(latestAnsweredSentAt, attempts[i] == 0 ? sentAt[i] : firstSentAt[i]);
         accept(task, i, q);
     }
 
@@ -262,19 +285,43 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             failures.laneFailed(error);
             return;
         }
+        // Lost: sent before a packet that has been answered, by more than the reordering window.
+        long lostBefore = latestAnsweredSentAt - rto.reorderWindowNanos();
+        int oldest = -1;
         boolean sent = false;
         for (int i = 0; i < window; i++) {
-            int q = pending[i];
-            if (q >= 0 && now - sentAt[i] > rto.timeoutNanos(attempts[i])) {
-                attempts[i]++;
-                statistics.retransmissions.increment();
-                send(i, q, false);
-                sent = true;
+            if (pending[i] < 0) {
+                continue;
             }
+            if (sentAt[i] - lostBefore < 0) {
+                retransmit(i);
+                sent = true;
+            } else if (oldest < 0 || sentAt[i] - sentAt[oldest] < 0) {
+                oldest = i;
+            }
+        }
+        if (!sent && oldest >= 0 && now - lastProgressAt > rto.timeoutNanos()) {
+            // Nothing came back for a whole timeout: resend every overdue packet, then wait longer.
+            long overdue = now - rto.timeoutNanos();
+            statistics.retransmissionTimeouts.increment();
+            rto.backoff();
+            lastProgressAt = now;
+            for (int i = 0; i < window; i++) {
+                if (pending[i] >= 0 && sentAt[i] - overdue < 0) {
+                    retransmit(i);
+                }
+            }
+            sent = true;
         }
         if (sent) {
             channel.flush();
         }
+    }
+
+    private void retransmit(int i) {
+        attempts[i]++;
+        statistics.retransmissions.increment();
+        send(i, pending[i], false);
     }
 
     private AllReduceTimeoutException timeoutError(LaneTask task) {

@@ -7,6 +7,7 @@ public final class WorkerStatistics {
     final LongAdder packetsSent = new LongAdder();
     final LongAdder packetsReceived = new LongAdder();
     final LongAdder retransmissions = new LongAdder();
+    final LongAdder retransmissionTimeouts = new LongAdder();
     final LongAdder duplicateResults = new LongAdder();
     final LongAdder malformedResults = new LongAdder();
     final LongAdder operations = new LongAdder();
@@ -15,21 +16,24 @@ public final class WorkerStatistics {
 
     /** A consistent-enough copy for reporting. */
     public Snapshot snapshot() {
-        return new Snapshot(packetsSent.sum(), packetsReceived.sum(), retransmissions.sum(), duplicateResults.sum(),
+        return new Snapshot(packetsSent.sum(), packetsReceived.sum(), retransmissions.sum(),
+                retransmissionTimeouts.sum(), duplicateResults.sum(),
                 malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos);
     }
 
     /**
      * @param packetsSent       packets sent, retransmissions included
      * @param packetsReceived   results received, duplicates included
-     * @param retransmissions   packets sent again after their timer expired
+     * @param retransmissions   packets sent again, found lost or as timeout probes
+     * @param retransmissionTimeouts times no result arrived within the retransmission timeout
      * @param duplicateResults  results ignored as duplicates or leftovers of earlier operations
      * @param malformedResults  datagrams that were not well-formed results of this job
      * @param operations        all-reduces completed (successfully or not)
      * @param operationTimeouts all-reduces that failed because they exceeded the operation timeout
      * @param smoothedRttNanos  the last smoothed round-trip time of any worker thread
      */
-    public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long duplicateResults,
+    public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
+                           long duplicateResults,
                            long malformedResults, long operations, long operationTimeouts, long smoothedRttNanos) {
     }
 }

@@ -7,19 +7,10 @@ import java.nio.FloatBuffer;
 import java.util.concurrent.Executor;
 
 /** A float32 all-reduce: values travel as block floating point. */
-final class FloatOperation extends Operation {
-    private final FloatBuffer in;
-    private final int inBase;
-    private final FloatBuffer out;
-    private final int outBase;
-
+final class FloatOperation extends Operation<FloatBuffer> {
     FloatOperation(long sequence, ReduceOp op, FloatBuffer in, FloatBuffer out, int workers, int lanes,
                    Executor completions, String description) {
-        super(sequence, op, in.remaining(), workers, lanes, completions, description);
-        this.in = in;
-        this.inBase = in.position();
-        this.out = out;
-        this.outBase = out.position();
+        super(sequence, op, in, out, workers, lanes, completions, description);
     }
 
     @Override

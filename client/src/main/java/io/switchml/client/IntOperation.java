@@ -7,19 +7,10 @@ import java.nio.IntBuffer;
 import java.util.concurrent.Executor;
 
 /** An int32 all-reduce: values travel as they are; sums wrap around like Java int addition. */
-final class IntOperation extends Operation {
-    private final IntBuffer in;
-    private final int inBase;
-    private final IntBuffer out;
-    private final int outBase;
-
+final class IntOperation extends Operation<IntBuffer> {
     IntOperation(long sequence, ReduceOp op, IntBuffer in, IntBuffer out, int workers, int lanes,
                  Executor completions, String description) {
-        super(sequence, op, in.remaining(), workers, lanes, completions, description);
-        this.in = in;
-        this.inBase = in.position();
-        this.out = out;
-        this.outBase = out.position();
+        super(sequence, op, in, out, workers, lanes, completions, description);
     }
 
     @Override

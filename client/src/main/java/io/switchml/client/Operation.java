@@ -2,6 +2,7 @@ package io.switchml.client;
 
 import io.switchml.protocol.AggregationPacket;
 
+import java.nio.Buffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,7 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a packet and decoded from a result, and when it is done. Each worker thread handles a contiguous
  * share of the elements and reports back through {@link #laneDone()}.
  */
-abstract class Operation {
+abstract class Operation<B extends Buffer> {
+    /** Elements are read from {@code in[inBase + i]} and written to {@code out[outBase + i]}. */
+    final B in;
+    final int inBase;
+    final B out;
+    final int outBase;
     final long sequence;
     final ReduceOp op;
     final int length;
@@ -24,10 +30,14 @@ abstract class Operation {
     /** First block found unrepresentable on some worker; written by lanes, read at the end. */
     private final UnrepresentableBlocks unrepresentable = new UnrepresentableBlocks();
 
-    Operation(long sequence, ReduceOp op, int length, int workers, int lanes, Executor completions, String description) {
+    Operation(long sequence, ReduceOp op, B in, B out, int workers, int lanes, Executor completions, String description) {
+        this.in = in;
+        this.inBase = in.position();
+        this.out = out;
+        this.outBase = out.position();
         this.sequence = sequence;
         this.op = op;
-        this.length = length;
+        this.length = in.remaining();
         this.workers = workers;
         this.lanesLeft = new AtomicInteger(lanes);
         this.completions = completions;

@@ -222,7 +222,7 @@ public final class SwitchMLContext implements AllReduce {
                 + "' on rank " + rank();
     }
 
-    private CompletableFuture<Void> submit(Operation operation) {
+    private CompletableFuture<Void> submit(Operation<?> operation) {
         if (closed) {
             operation.future.completeExceptionally(new IllegalStateException("the SwitchML context is closed"));
             return operation.future;

@@ -165,7 +165,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             attempts[i] = 0;
         }
         SlotSchedule schedule = task.schedule;
-        Operation op = task.operation;
+        Operation<?> op = task.operation;
         int e0 = 0;
         int e1 = 0;
         int exponentBlock = schedule.exponentBlock(q);
@@ -240,7 +240,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private void accept(LaneTask task, int i, int q) {
         SlotSchedule schedule = task.schedule;
-        Operation op = task.operation;
+        Operation<?> op = task.operation;
         int dataBlock = schedule.dataBlock(q);
         if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
@@ -300,9 +300,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
                 oldest = i;
             }
         }
-        if (!sent && oldest >= 0 && now - lastProgressAt > rto.timeoutNanos()) {
+        long overdue = now - rto.timeoutNanos();
+        if (!sent && oldest >= 0 && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
             // Nothing came back for a whole timeout: resend every overdue packet, then wait longer.
-            long overdue = now - rto.timeoutNanos();
             statistics.retransmissionTimeouts.increment();
             rto.backoff();
             lastProgressAt = now;

@@ -201,8 +201,13 @@ public final class SwitchMLContext implements AllReduce {
         return statistics;
     }
 
+    /*
+     * Submission is synchronized: taking the sequence number and queueing on every lane happen as
+     * one step, so all lanes (and the lanes of every other worker) see operations in one order even
+     * when several threads submit at once.
+     */
     @Override
-    public CompletableFuture<Void> allReduceAsync(FloatBuffer in, FloatBuffer out, ReduceOp op) {
+    public synchronized CompletableFuture<Void> allReduceAsync(FloatBuffer in, FloatBuffer out, ReduceOp op) {
         Tensors.checkOutput(in.remaining(), out.remaining());
         long sequence = operationSequence.getAndIncrement();
         return submit(new FloatOperation(sequence, op, in, out, workers(), lanes.size(), completions,
@@ -210,7 +215,7 @@ public final class SwitchMLContext implements AllReduce {
     }
 
     @Override
-    public CompletableFuture<Void> allReduceAsync(IntBuffer in, IntBuffer out, ReduceOp op) {
+    public synchronized CompletableFuture<Void> allReduceAsync(IntBuffer in, IntBuffer out, ReduceOp op) {
         Tensors.checkOutput(in.remaining(), out.remaining());
         long sequence = operationSequence.getAndIncrement();
         return submit(new IntOperation(sequence, op, in, out, workers(), lanes.size(), completions,

@@ -206,7 +206,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             statistics.malformedResults.increment();
             return;
         }
-        rx.wrap(content.nioBuffer(), 0);
+        // Receive buffers are contiguous; this view is cached by the buffer, not allocated.
+        ByteBuffer view = content.internalNioBuffer(content.readerIndex(), content.readableBytes());
+        rx.wrap(view.order(ByteOrder.BIG_ENDIAN), view.position());
         int slot = rx.slot();
         if (rx.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION || rx.jobNumber() != jobNumber
                 || rx.sizeCode() != size.code() || slot < slotBase || slot >= slotBase + window) {

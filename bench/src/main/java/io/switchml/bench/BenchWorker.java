@@ -7,6 +7,8 @@ import io.switchml.client.WorkerStatistics;
 import io.switchml.protocol.DataType;
 
 import java.util.Properties;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -55,29 +57,24 @@ public final class BenchWorker {
                 ? floatTensor(context, generator, verifier, length) : intTensor(context, generator, verifier, length);
         for (int i = 0; i < plan.warmup(); i++) {
             context.barrier();
-            tensor.allReduce();
+            tensor.allReduce().run();
         }
         long[] times = new long[plan.iterations()];
         WorkerStatistics.Snapshot before = context.statistics().snapshot();
         for (int i = 0; i < times.length; i++) {
             context.barrier();
             long t0 = System.nanoTime();
-            tensor.allReduce();
+            tensor.allReduce().run();
             times[i] = System.nanoTime() - t0;
         }
         WorkerStatistics.Snapshot after = context.statistics().snapshot();
-        Boolean verified = plan.verify() ? tensor.exact() : null;
-        return new SizeReport(context.rank(), bytes, times, verified, tensor.digest(),
+        Boolean verified = plan.verify() ? tensor.exact().getAsBoolean() : null;
+        return new SizeReport(context.rank(), bytes, times, verified, tensor.digest().getAsLong(),
                 after.retransmissions() - before.retransmissions(), after.packetsSent() - before.packetsSent());
     }
 
     /** A generated input and its output buffer, of either element type. */
-    private interface Tensor {
-        void allReduce();
-
-        boolean exact();
-
-        long digest();
+    private record Tensor(Runnable allReduce, BooleanSupplier exact, LongSupplier digest) {
     }
 
     private static Tensor floatTensor(SwitchMLContext context, TensorGenerator generator, ResultVerifier verifier,
@@ -85,19 +82,8 @@ public final class BenchWorker {
         float[] in = new float[length];
         float[] out = new float[length];
         generator.fill(context.rank(), in, 0, length);
-        return new Tensor() {
-            public void allReduce() {
-                context.allReduce(in, out, ReduceOp.SUM);
-            }
-
-            public boolean exact() {
-                return verifier.firstMismatch(out, length) < 0;
-            }
-
-            public long digest() {
-                return ResultVerifier.digest(out, length);
-            }
-        };
+        return new Tensor(() -> context.allReduce(in, out, ReduceOp.SUM),
+                () -> verifier.firstMismatch(out, length) < 0, () -> ResultVerifier.digest(out, length));
     }
 
     private static Tensor intTensor(SwitchMLContext context, TensorGenerator generator, ResultVerifier verifier,
@@ -105,18 +91,7 @@ public final class BenchWorker {
         int[] in = new int[length];
         int[] out = new int[length];
         generator.fill(context.rank(), in, 0, length);
-        return new Tensor() {
-            public void allReduce() {
-                context.allReduce(in, out, ReduceOp.SUM);
-            }
-
-            public boolean exact() {
-                return verifier.firstMismatch(out, length) < 0;
-            }
-
-            public long digest() {
-                return ResultVerifier.digest(out, length);
-            }
-        };
+        return new Tensor(() -> context.allReduce(in, out, ReduceOp.SUM),
+                () -> verifier.firstMismatch(out, length) < 0, () -> ResultVerifier.digest(out, length));
     }
 }

@@ -8,8 +8,6 @@ final class LaneTask {
     final int from;
     final int to;
     final SlotSchedule schedule;
-    /** High byte of every tsi of this task: the operation's sequence number, to tell stale results. */
-    final int tsiPrefix;
 
     LaneTask(Operation<?> operation, int from, int to, int elementsPerPacket, int window) {
         this.operation = operation;
@@ -17,6 +15,5 @@ final class LaneTask {
         this.to = to;
         int blocks = (to - from + elementsPerPacket - 1) / elementsPerPacket;
         this.schedule = new SlotSchedule(blocks, window, operation.quantized());
-        this.tsiPrefix = (int) (operation.sequence & 0xFF) << 24;
     }
 }

@@ -9,7 +9,7 @@ import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
-import io.switchml.protocol.SetAlternation;
+import io.switchml.protocol.SlotRounds;
 import io.switchml.protocol.SlotSchedule;
 
 import java.nio.ByteBuffer;
@@ -46,10 +46,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private final LaneFailureHandler failures;
     private final Channel channel;
 
-    private final SetAlternation sets;
-    /** Per window slot: the packet outstanding (-1: none), its set, when it was last sent, how often. */
+    private final SlotRounds rounds;
+    /**
+     * Per window slot: the packet outstanding (-1: none), its round (sent as the tsi; its parity is
+     * the set), when it was last sent, how often.
+     */
     private final int[] pending;
-    private final int[] pendingSet;
+    private final int[] pendingRound;
     private final long[] sentAt;
     private final long[] firstSentAt;
     private final int[] attempts;
@@ -88,9 +91,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.statistics = statistics;
         this.failures = failures;
         this.channel = channel;
-        this.sets = new SetAlternation(window);
+        this.rounds = new SlotRounds(window);
         this.pending = new int[window];
-        this.pendingSet = new int[window];
+        this.pendingRound = new int[window];
         this.sentAt = new long[window];
         this.firstSentAt = new long[window];
         this.attempts = new int[window];
@@ -161,7 +164,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private void send(int i, int q, boolean fresh) {
         LaneTask task = current;
         if (fresh) {
-            pendingSet[i] = sets.take(i);
+            pendingRound[i] = rounds.take(i);
             attempts[i] = 0;
         }
         SlotSchedule schedule = task.schedule;
@@ -176,7 +179,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         } else if (op.quantized()) {
             e0 = BlockQuantizer.MIN_EXPONENT;
         }
-        tx.header(size, jobNumber, task.tsiPrefix | q, slotBase + i, pendingSet[i], e0, e1);
+        tx.header(size, jobNumber, pendingRound[i], slotBase + i, SlotRounds.setOf(pendingRound[i]), e0, e1);
         int dataBlock = schedule.dataBlock(q);
         if (dataBlock >= 0) {
             if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
@@ -218,7 +221,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int i = slot - slotBase;
         LaneTask task = current;
         int q = pending[i];
-        if (task == null || q < 0 || rx.tsi() != (task.tsiPrefix | q) || rx.set() != pendingSet[i]) {
+        if (task == null || q < 0 || rx.tsi() != pendingRound[i] || rx.set() != SlotRounds.setOf(pendingRound[i])) {
             statistics.duplicateResults.increment();
             rto.spuriousRetransmission();
             return;

@@ -23,7 +23,9 @@ enum DropReason {
     /** The slot is not below the job's slot count. */
     SLOT_OUT_OF_RANGE,
     /** The slot belongs to another switch port (whose receive thread owns its registers). */
-    WRONG_PORT;
+    WRONG_PORT,
+    /** The packet's round (its tsi) is over for its slot: a late duplicate (see {@code RoundChecker}). */
+    STALE_ROUND;
 
     private final String counterName = "drops_" + name().toLowerCase(Locale.ROOT);
 

@@ -12,6 +12,8 @@ final class InstalledJob {
     private final int sizeCode;
     private final int slots;
     private final int slotsPerThread;
+    /** Null for jobs of SwitchML's workers, whose tsi is not a round number. */
+    private final RoundChecker roundChecker;
     private final BitmapChecker bitmapChecker;
     private final WorkersCounter workersCounter;
     private final Exponents exponents;
@@ -23,6 +25,7 @@ final class InstalledJob {
         this.sizeCode = spec.size().code();
         this.slots = spec.slots();
         this.slotsPerThread = spec.slotsPerThread();
+        this.roundChecker = spec.roundNumbers() ? new RoundChecker(slots) : null;
         this.bitmapChecker = new BitmapChecker(slots, spec.workers());
         this.workersCounter = new WorkersCounter(slots, spec.workers());
         this.exponents = new Exponents(slots);
@@ -44,6 +47,10 @@ final class InstalledJob {
 
     int slotsPerThread() {
         return slotsPerThread;
+    }
+
+    RoundChecker roundChecker() {
+        return roundChecker;
     }
 
     BitmapChecker bitmapChecker() {

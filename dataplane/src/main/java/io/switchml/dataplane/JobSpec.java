@@ -19,9 +19,18 @@ import java.util.Set;
  * @param slotsPerThread slots each worker thread uses, at least 1
  * @param threads        worker threads per worker, at least 1; every endpoint has this many ports
  * @param endpoints      the workers in rank order, 1..{@link ProtocolConstants#MAX_WORKERS}
+ * @param roundNumbers   whether the workers send each slot's round number as the tsi, as this
+ *                       project's workers do; the switch then drops late duplicates of finished
+ *                       rounds (see {@code RoundChecker}). False for SwitchML's own workers.
  */
 public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
-                      List<WorkerEndpoint> endpoints) {
+                      List<WorkerEndpoint> endpoints, boolean roundNumbers) {
+
+    /** A job of this project's workers, which send round numbers. */
+    public JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
+                   List<WorkerEndpoint> endpoints) {
+        this(jobNumber, name, size, slotsPerThread, threads, endpoints, true);
+    }
 
     public JobSpec {
         if (jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS) {

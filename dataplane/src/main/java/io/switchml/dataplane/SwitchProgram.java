@@ -5,7 +5,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The per-packet switch program (DESIGN.md section 3), the blocks of SwitchML's P4 program in order:
- * drop simulator, parser and worker table ({@link PacketValidator}), {@link BitmapChecker},
+ * drop simulator, parser and worker table ({@link PacketValidator}), this project's
+ * {@link RoundChecker}, {@link BitmapChecker},
  * {@link WorkersCounter}, {@link Exponents}, {@link Processor}, {@link NextStepSelector}, and the
  * egress ({@link ResultSender}).
  *
@@ -55,6 +56,12 @@ final class SwitchProgram {
         AggregationPacket aggregation = metadata.packet;
         int set = metadata.set;
         int slot = metadata.slot;
+        RoundChecker rounds = job.roundChecker();
+        if (rounds != null && !rounds.admit(set, slot, aggregation.tsi(),
+                job.bitmapChecker().seen(set, slot, metadata.rank), job.workersCounter().complete(set, slot))) {
+            counters.increment(DropReason.STALE_ROUND);
+            return NextStep.DROP;
+        }
         boolean retransmission = job.bitmapChecker().update(set, slot, metadata.rank);
         if (!retransmission) {
             boolean first = job.workersCounter().count(set, slot);

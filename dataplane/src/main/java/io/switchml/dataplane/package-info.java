@@ -12,6 +12,7 @@
  *   <tr><th>P4 block</th><th>class</th></tr>
  *   <tr><td>parser, UDP receiver (worker table)</td><td>{@code PacketValidator}, {@code WorkerTable}</td></tr>
  *   <tr><td>drop simulator</td><td>{@code DropSimulator}</td></tr>
+ *   <tr><td>(this project's addition: late duplicates of finished rounds)</td><td>{@code RoundChecker}</td></tr>
  *   <tr><td>bitmap checker</td><td>{@code BitmapChecker}</td></tr>
  *   <tr><td>workers counter</td><td>{@code WorkersCounter}</td></tr>
  *   <tr><td>exponents</td><td>{@code Exponents}</td></tr>

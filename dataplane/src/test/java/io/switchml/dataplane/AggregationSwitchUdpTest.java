@@ -28,7 +28,7 @@ class AggregationSwitchUdpTest {
             assertThat(switchPorts).hasSize(2).doesNotContain(0);
             assertThat(switchPorts[0]).isNotEqualTo(switchPorts[1]);
             // Slots 0-1 belong to thread 0 (switch port 0), slots 2-3 to thread 1 (switch port 1).
-            JobSpec job = new JobSpec(1, "loopback", PayloadSize.B256, 2, 2, workers.endpoints());
+            JobSpec job = new JobSpec(1, "loopback", PayloadSize.B256, 2, 2, workers.endpoints(), false);
             aggregationSwitch.installJob(job);
             assertThat(aggregationSwitch.job(1)).contains(job);
 
@@ -77,7 +77,7 @@ class AggregationSwitchUdpTest {
         try (AggregationSwitch aggregationSwitch = startOnLoopback(1, true);
              LoopbackWorkers workers = new LoopbackWorkers(2, 1)) {
             PayloadSize size = PayloadSize.B61440;
-            aggregationSwitch.installJob(new JobSpec(3, "jumbo", size, 1, 1, workers.endpoints()));
+            aggregationSwitch.installJob(new JobSpec(3, "jumbo", size, 1, 1, workers.endpoints(), false));
             int[] ascending = new int[size.elements()];
             for (int i = 0; i < ascending.length; i++) {
                 ascending[i] = i;
@@ -103,7 +103,7 @@ class AggregationSwitchUdpTest {
                 .bindAddress("127.0.0.1").basePort(0).ingressDropProbability(1.0));
              LoopbackWorkers workers = new LoopbackWorkers(2, 1)) {
             int port = aggregationSwitch.ports()[0];
-            JobSpec job = new JobSpec(1, "lossy", PayloadSize.B128, 1, 1, workers.endpoints());
+            JobSpec job = new JobSpec(1, "lossy", PayloadSize.B128, 1, 1, workers.endpoints(), false);
             aggregationSwitch.installJob(job);
 
             workers.send(0, 0, port, TestPackets.packet(job.size(), 1, 1, 0, 0, 0, 0, 5));
@@ -128,7 +128,7 @@ class AggregationSwitchUdpTest {
         try (AggregationSwitch aggregationSwitch = startOnLoopback(1, true);
              LoopbackWorkers workers = new LoopbackWorkers(1, 1);
              LoopbackWorkers stranger = new LoopbackWorkers(1, 1)) {
-            aggregationSwitch.installJob(new JobSpec(1, "job", PayloadSize.B128, 1, 1, workers.endpoints()));
+            aggregationSwitch.installJob(new JobSpec(1, "job", PayloadSize.B128, 1, 1, workers.endpoints(), false));
 
             stranger.send(0, 0, aggregationSwitch.ports()[0], TestPackets.packet(PayloadSize.B128, 1, 1, 0, 0, 0, 0, 5));
 
@@ -147,7 +147,7 @@ class AggregationSwitchUdpTest {
                     "egress_queue_full_drops", "io_errors",
                     "drops_truncated", "drops_too_long", "drops_wrong_msg_type", "drops_unused_bits",
                     "drops_unknown_source", "drops_unknown_job", "drops_job_mismatch", "drops_size_mismatch",
-                    "drops_slot_out_of_range", "drops_wrong_port");
+                    "drops_slot_out_of_range", "drops_wrong_port", "drops_stale_round");
             assertThat(aggregationSwitch.counters().values()).containsOnly(0L);
         }
     }

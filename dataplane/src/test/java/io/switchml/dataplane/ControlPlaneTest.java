@@ -79,7 +79,7 @@ class ControlPlaneTest {
         assertThat(harness.contribute(old, 1, 0, 0, 0, 0, 1)).isEqualTo(NextStep.DROP);
         assertThat(harness.count(DropReason.UNKNOWN_SOURCE)).isEqualTo(1);
 
-        JobSpec reused = new JobSpec(9, "reused", SIZE, 4, 1, old.endpoints());
+        JobSpec reused = new JobSpec(9, "reused", SIZE, 4, 1, old.endpoints(), false);
         harness.controlPlane.installJob(reused);
         harness.contribute(reused, 1, 0, 0, 0, 0, 10);
         assertThat(harness.contribute(reused, 0, 0, 0, 0, 0, 20)).isEqualTo(NextStep.MULTICAST);

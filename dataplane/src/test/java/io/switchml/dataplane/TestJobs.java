@@ -13,7 +13,13 @@ final class TestJobs {
     private TestJobs() {
     }
 
+    /** A job with SwitchML's semantics: the tsi is opaque to the switch (no round checking). */
     static JobSpec job(int jobNumber, int workers, PayloadSize size, int slotsPerThread, int threads) {
+        return job(jobNumber, workers, size, slotsPerThread, threads, false);
+    }
+
+    static JobSpec job(int jobNumber, int workers, PayloadSize size, int slotsPerThread, int threads,
+                       boolean roundNumbers) {
         List<WorkerEndpoint> endpoints = new ArrayList<>();
         for (int rank = 0; rank < workers; rank++) {
             int[] ports = new int[threads];
@@ -22,7 +28,7 @@ final class TestJobs {
             }
             endpoints.add(new WorkerEndpoint(address(jobNumber, rank), ports));
         }
-        return new JobSpec(jobNumber, "job-" + jobNumber, size, slotsPerThread, threads, endpoints);
+        return new JobSpec(jobNumber, "job-" + jobNumber, size, slotsPerThread, threads, endpoints, roundNumbers);
     }
 
     static InetAddress address(int jobNumber, int rank) {

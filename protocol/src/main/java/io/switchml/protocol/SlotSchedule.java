@@ -11,7 +11,7 @@ package io.switchml.protocol;
  * carries block q. Every worker derives the same numbering from the same sizes.
  */
 public final class SlotSchedule {
-    /** Packet numbers must fit the 24 low bits of the tsi. */
+    /** The most packets one worker thread sends in one all-reduce (2^24: 32 Gi elements at 2048 per packet). */
     public static final int MAX_PACKETS = 1 << 24;
 
     private final int blocks;

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The emulated rack (DESIGN.md section 7): one network namespace per worker and one for the switch,
+# joined by veth pairs to a Linux bridge in the switch namespace (a flat L2 segment, as behind a
+# store-and-forward switch). Every link is shaped in both directions with tc tbf; optionally a
+# fraction of UDP packets is dropped on every receiving side with nftables (this kernel has no
+# netem). It runs `switchml switch` in the switch namespace and one `switchml worker` per worker
+# namespace, prints each worker's table, and removes everything afterwards, also when interrupted.
+#
+#   bench/rack/rack.sh [--workers N] [--rate RATE] [--mtu MTU] [--drop PERCENT] [--keep-logs DIR]
+#                      [-- WORKER OPTIONS...]
+#
+# RATE is a tc rate (default 500mbit), PERCENT a drop percentage per receiving interface (e.g.
+# 0.1), WORKER OPTIONS go to every `switchml worker` (default: --size 64MiB --iters 5 --verify).
+# Needs root, iproute2 (ip, tc) and, with --drop, nftables.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+workers=4
+rate=500mbit
+mtu=9000
+drop=""
+logs=""
+prefix="smlrack$$"
+subnet=10.77.0
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --workers) workers="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    --mtu) mtu="$2"; shift 2 ;;
+    --drop) drop="$2"; shift 2 ;;
+    --keep-logs) logs="$2"; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "rack: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+worker_args=("$@")
+[ ${#worker_args[@]} -gt 0 ] || worker_args=(--size 64MiB --iters 5 --verify)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "rack: needs root to create network namespaces, veth pairs and tc/nftables rules (try sudo)" >&2
+  exit 1
+fi
+for tool in ip tc; do
+  command -v "$tool" >/dev/null || { echo "rack: $tool is missing (apt-get install iproute2)" >&2; exit 1; }
+done
+if [ -n "$drop" ] && ! command -v nft >/dev/null; then
+  echo "rack: --drop needs nftables (apt-get install nftables)" >&2; exit 1
+fi
+if ! [[ "$workers" =~ ^[0-9]+$ ]] || [ "$workers" -lt 1 ] || [ "$workers" -gt 200 ]; then
+  echo "rack: --workers must be 1..200" >&2; exit 2
+fi
+
+sw="$prefix-sw"
+pids=()
+workdir="$(mktemp -d)"
+
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-" || true); do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  if [ -n "$logs" ]; then mkdir -p "$logs" && cp "$workdir"/*.log "$logs"/ 2>/dev/null || true; fi
+  rm -rf "$workdir"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Build once, outside the namespaces, so the processes below only run it.
+"$root/switchml" --version >/dev/null
+
+# tbf needs a burst of at least max(rate x 1 ms, 128 KiB): smaller bursts split GSO sends into
+# single frames with a timer each and the whole rack becomes CPU-bound (DESIGN.md section 7).
+rate_bps="$(python3 -c "
+import re,sys
+m=re.fullmatch(r'([0-9.]+)([kmg]?)(bit|bps)?', sys.argv[1].lower())
+if not m: sys.exit('rack: cannot read rate ' + sys.argv[1])
+v=float(m.group(1))*{'':1,'k':1e3,'m':1e6,'g':1e9}[m.group(2)]
+print(int(v*8 if m.group(3)=='bps' else v))" "$rate")"
+burst=$(( rate_bps / 8 / 1000 ))
+[ "$burst" -ge 131072 ] || burst=131072
+
+shape() { # namespace, interface, queue latency
+  ip netns exec "$1" tc qdisc add dev "$2" root tbf rate "$rate" burst "$burst" latency "$3"
+}
+drop_udp() { # namespace
+  [ -n "$drop" ] || return 0
+  local per10k
+  per10k="$(python3 -c "import sys; print(round(float(sys.argv[1]) * 100))" "$drop")"
+  ip netns exec "$1" nft -f - <<NFT
+table inet rack {
+  chain input {
+    type filter hook input priority 0; policy accept;
+    meta l4proto udp numgen random mod 10000 < $per10k drop
+  }
+}
+NFT
+}
+
+ip netns add "$sw"
+ip -n "$sw" link set lo up
+ip -n "$sw" link add br0 type bridge
+ip -n "$sw" link set br0 mtu "$mtu" up
+ip -n "$sw" addr add "$subnet.254/24" dev br0
+drop_udp "$sw"
+for ((i = 0; i < workers; i++)); do
+  ns="$prefix-w$i"
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  ip link add "${prefix}a$i" mtu "$mtu" type veth peer name "${prefix}b$i" mtu "$mtu"
+  ip link set "${prefix}a$i" netns "$ns"
+  ip link set "${prefix}b$i" netns "$sw"
+  ip -n "$ns" link set "${prefix}a$i" name eth0
+  ip -n "$sw" link set "${prefix}b$i" name "p$i"
+  ip -n "$ns" addr add "$subnet.$((i + 1))/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$sw" link set "p$i" master br0 up
+  shape "$ns" eth0 20ms      # the worker's NIC pushes back rather than drops
+  shape "$sw" "p$i" 5ms      # a switch port's buffer
+  drop_udp "$ns"
+done
+
+echo "rack: $workers workers, links $rate (tbf burst $burst B), MTU $mtu${drop:+, UDP drop $drop % per receiving side}"
+ip netns exec "$sw" "$root/switchml" switch --bind "$subnet.254" --controller-bind "$subnet.254" \
+  > "$workdir/switch.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 300); do
+  grep -q "switchml switch ready" "$workdir/switch.log" && break
+  kill -0 "${pids[0]}" 2>/dev/null || { cat "$workdir/switch.log" >&2; echo "rack: the switch did not start" >&2; exit 1; }
+  sleep 0.1
+done
+grep -q "switchml switch ready" "$workdir/switch.log" || { echo "rack: the switch did not get ready in 30 s" >&2; exit 1; }
+
+worker_pids=()
+for ((i = 0; i < workers; i++)); do
+  ip netns exec "$prefix-w$i" "$root/switchml" worker --controller "$subnet.254:50099" --job rack \
+    --workers "$workers" --rank "$i" --local-address "$subnet.$((i + 1))" "${worker_args[@]}" \
+    > "$workdir/worker$i.log" 2>&1 &
+  pids+=($!)
+  worker_pids+=($!)
+done
+status=0
+for pid in "${worker_pids[@]}"; do wait "$pid" || status=1; done
+for ((i = 0; i < workers; i++)); do
+  echo "--- worker $i"
+  cat "$workdir/worker$i.log"
+done
+[ "$status" -eq 0 ] || echo "rack: a worker failed (see above)" >&2
+exit "$status"

@@ -10,7 +10,7 @@ import java.util.concurrent.Executor;
 final class FloatOperation extends Operation<FloatBuffer> {
     FloatOperation(long sequence, ReduceOp op, FloatBuffer in, FloatBuffer out, int workers, int lanes,
                    Executor completions, String description) {
-        super(sequence, op, in, out, workers, lanes, completions, description);
+        super(sequence, op, "float32", in, out, workers, lanes, completions, description);
     }
 
     @Override

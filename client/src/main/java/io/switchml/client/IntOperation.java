@@ -10,7 +10,7 @@ import java.util.concurrent.Executor;
 final class IntOperation extends Operation<IntBuffer> {
     IntOperation(long sequence, ReduceOp op, IntBuffer in, IntBuffer out, int workers, int lanes,
                  Executor completions, String description) {
-        super(sequence, op, in, out, workers, lanes, completions, description);
+        super(sequence, op, "int32", in, out, workers, lanes, completions, description);
     }
 
     @Override

@@ -14,6 +14,8 @@ final class LaneTask {
         this.from = from;
         this.to = to;
         int blocks = (to - from + elementsPerPacket - 1) / elementsPerPacket;
-        this.schedule = new SlotSchedule(blocks, window, operation.quantized());
+        // Always a bootstrap round: it carries the block exponents (float32) and, for every type,
+        // the operation's descriptor (see OperationDescriptor).
+        this.schedule = new SlotSchedule(blocks, window, true);
     }
 }

@@ -23,6 +23,7 @@ abstract class Operation<B extends Buffer> {
     final int length;
     final int workers;
     final CompletableFuture<Void> future = new CompletableFuture<>();
+    final OperationDescriptor descriptor;
 
     private final AtomicInteger lanesLeft;
     private final Executor completions;
@@ -30,7 +31,8 @@ abstract class Operation<B extends Buffer> {
     /** First block found unrepresentable on some worker; written by lanes, read at the end. */
     private final UnrepresentableBlocks unrepresentable = new UnrepresentableBlocks();
 
-    Operation(long sequence, ReduceOp op, B in, B out, int workers, int lanes, Executor completions, String description) {
+    Operation(long sequence, ReduceOp op, String type, B in, B out, int workers, int lanes, Executor completions,
+              String description) {
         this.in = in;
         this.inBase = in.position();
         this.out = out;
@@ -42,6 +44,7 @@ abstract class Operation<B extends Buffer> {
         this.lanesLeft = new AtomicInteger(lanes);
         this.completions = completions;
         this.description = description;
+        this.descriptor = OperationDescriptor.of(sequence, length, type, op);
     }
 
     /** Whether a bootstrap round must carry block exponents ahead of the values. */

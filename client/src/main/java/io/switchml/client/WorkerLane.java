@@ -172,7 +172,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int e0 = 0;
         int e1 = 0;
         int exponentBlock = schedule.exponentBlock(q);
-        if (exponentBlock >= 0) {
+        if (exponentBlock >= 0 && op.quantized()) {
             int bits = op.maxMagnitudeBits(blockStart(task, exponentBlock), blockEnd(task, exponentBlock));
             e0 = BlockQuantizer.exponent(bits);
             e1 = BlockQuantizer.flag(bits);
@@ -189,6 +189,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             }
         } else {
             BlockQuantizer.zeroFill(tx, 0, k);
+            op.descriptor.write(tx);
         }
         ByteBuf buf = channel.alloc().directBuffer(size.packetBytes());
         scratch.clear();
@@ -247,6 +248,18 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         SlotSchedule schedule = task.schedule;
         Operation<?> op = task.operation;
         int dataBlock = schedule.dataBlock(q);
+        if (dataBlock < 0 && !op.descriptor.matches(rx, op.workers)) {
+            MismatchedOperationException error = new MismatchedOperationException(op.description()
+                    + ": the workers of job number " + jobNumber + " are not running the same all-reduce (the switch"
+                    + " summed different descriptions of all-reduce " + op.descriptor + "): the tensor length, element"
+                    + " type, operation or order of calls differs between workers. No value was written. Every"
+                    + " worker must make the same sequence of calls; this context can no longer be used: close it"
+                    + " and join again.");
+            reset();
+            op.fail(error);
+            failures.laneFailed(error);
+            return;
+        }
         if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);

@@ -13,10 +13,19 @@ import java.util.Map;
  * @param workerConfig  extra {@code switchml.*} settings for every worker (packet size, window, threads)
  * @param switchPorts   UDP ports of the embedded switch (one receive thread each)
  * @param workerTimeout how long a worker process may run before the bench gives up on it
+ * @param dropProbability probability that the embedded switch's drop simulator drops each packet on arrival and
+ *                      each result on departure (0: off); only with the embedded switch
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
-                           long seed, Duration workerTimeout) {
+                           long seed, Duration workerTimeout, double dropProbability) {
+    /** Without switch drops. */
+    public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                        DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                        long seed, Duration workerTimeout) {
+        this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout, 0);
+    }
+
     public BenchOptions {
         workers = List.copyOf(workers);
         sizes = List.copyOf(sizes);
@@ -28,6 +37,13 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
             if (n < 1 || n > 64) {
                 throw new IllegalArgumentException("a local benchmark runs 1..64 worker processes, not " + n);
             }
+        }
+        if (!(dropProbability >= 0 && dropProbability <= 1)) {
+            throw new IllegalArgumentException("the switch drop probability must be in [0, 1], not " + dropProbability);
+        }
+        if (dropProbability > 0 && controller != null) {
+            throw new IllegalArgumentException("switch drops need the embedded switch; start the running switch with"
+                    + " --ingress-drop and --egress-drop instead");
         }
     }
 }

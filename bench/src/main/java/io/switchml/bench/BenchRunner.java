@@ -36,10 +36,12 @@ public final class BenchRunner {
         String controller = options.controller();
         if (controller == null) {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
-                    .portCount(options.switchPorts()), "127.0.0.1", 0);
+                    .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
+                    .egressDropProbability(options.dropProbability()), "127.0.0.1", 0);
             controller = "127.0.0.1:" + embedded.controllerPort();
             progress.println("embedded switch: controller " + controller + ", dataplane UDP ports "
-                    + java.util.Arrays.toString(embedded.dataplane().ports()));
+                    + java.util.Arrays.toString(embedded.dataplane().ports())
+                    + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability() + " of packets and of results" : ""));
         }
         try {
             List<BenchRow> all = new ArrayList<>();

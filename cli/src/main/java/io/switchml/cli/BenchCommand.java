@@ -3,6 +3,7 @@ package io.switchml.cli;
 import io.switchml.bench.BenchOptions;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
+import io.switchml.client.SwitchMLConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -10,6 +11,7 @@ import picocli.CommandLine.Option;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** Benchmarks all-reduce with worker processes on this host. */
@@ -34,6 +36,24 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--switch-ports", defaultValue = "1", description = "UDP ports of the embedded switch (default: ${DEFAULT-VALUE}).")
     int switchPorts;
 
+    @Option(names = "--drop", defaultValue = "0",
+            description = "Probability that the embedded switch drops each packet on arrival and each result on departure"
+                    + " (its drop simulator), e.g. 0.001 (default: ${DEFAULT-VALUE}).")
+    double drop;
+
+    @Option(names = "--fault-drop", description = "Workers drop each datagram they send or receive with this probability"
+            + " (fault injection; switchml.faultDropRate).")
+    Double faultDrop;
+
+    @Option(names = "--fault-duplicate", description = "Workers duplicate each datagram they send or receive with this"
+            + " probability (switchml.faultDuplicateRate).")
+    Double faultDuplicate;
+
+    @Option(names = "--fault-delay-us", description = "Workers delay each datagram they send or receive by a random 0..this"
+            + " many microseconds, reordering them (switchml.faultMaxDelayMicros; --set faultDelayRate=P delays only a"
+            + " fraction P, --set faultSeed=S changes the seed).")
+    Long faultDelayMicros;
+
     @Option(names = "--timeout", defaultValue = "PT30M", description = "Give up when the workers take longer, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
@@ -43,8 +63,12 @@ final class BenchCommand implements Callable<Integer> {
         if (!json && !"table".equals(format)) {
             throw new IllegalArgumentException("--format must be table or json, not " + format);
         }
+        Map<String, String> settings = tuning.settings();
+        putIfSet(settings, SwitchMLConfig.Key.FAULT_DROP_RATE, faultDrop);
+        putIfSet(settings, SwitchMLConfig.Key.FAULT_DUPLICATE_RATE, faultDuplicate);
+        putIfSet(settings, SwitchMLConfig.Key.FAULT_MAX_DELAY_MICROS, faultDelayMicros);
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
-                sizes.dataType(), controller, tuning.settings(), switchPorts, sizes.seed, timeout);
+                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, drop);
         PrintStream out = System.out;
         if (!json) {
             out.println(BenchRow.tableHeader());
@@ -58,5 +82,11 @@ final class BenchCommand implements Callable<Integer> {
             System.err.println("VERIFICATION FAILED: some results differ from the exact expected value");
         }
         return failed ? 2 : 0;
+    }
+
+    private static void putIfSet(Map<String, String> settings, SwitchMLConfig.Key key, Object value) {
+        if (value != null) {
+            settings.put(key.property(), value.toString());
+        }
     }
 }

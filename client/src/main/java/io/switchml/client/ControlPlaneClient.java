@@ -5,22 +5,48 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
+import io.switchml.controller.proto.DiagnoseRequest;
+import io.switchml.controller.proto.DiagnoseResponse;
+import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
+import io.switchml.controller.proto.WatchRequest;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** A worker's connection to the controller: join, barrier, broadcast, leave, each with a deadline. */
+/**
+ * A worker's connection to the controller: join, barrier, broadcast, leave, each with a deadline;
+ * the rank's watch (its liveness stream); and the diagnosis of a stalled job.
+ */
 final class ControlPlaneClient implements AutoCloseable {
     /** Extra time granted to an RPC beyond the wait the controller itself enforces. */
     private static final long RPC_SLACK_MS = 5_000;
+    /**
+     * HTTP/2 keepalive: the connection is pinged this often while a call (the watch) is open, and
+     * closed when a ping is not answered in {@link #KEEPALIVE_TIMEOUT_SECONDS}, which ends the watch:
+     * a controller host that vanishes silently is noticed within about 15 s (10 s is gRPC's
+     * minimum; the controller permits it). A controller process that dies is seen at once.
+     */
+    static final int KEEPALIVE_TIME_SECONDS = 10;
+    static final int KEEPALIVE_TIMEOUT_SECONDS = 5;
+
+    /** Where a watch's events go; called on a gRPC thread. */
+    interface WatchListener {
+        void event(JobEvent event);
+
+        /** The watch ended: normally (null), or with the error that broke it. */
+        void ended(Throwable error);
+    }
 
     private final ControllerAddress address;
     private final ManagedChannel channel;
@@ -28,7 +54,10 @@ final class ControlPlaneClient implements AutoCloseable {
 
     ControlPlaneClient(ControllerAddress address) {
         this.address = address;
-        this.channel = ManagedChannelBuilder.forAddress(address.host(), address.port()).usePlaintext().build();
+        this.channel = ManagedChannelBuilder.forAddress(address.host(), address.port()).usePlaintext()
+                .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
+                .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .build();
         this.stub = ControllerGrpc.newBlockingStub(channel);
     }
 
@@ -42,6 +71,7 @@ final class ControlPlaneClient implements AutoCloseable {
                 .setJobName(job).setRank(rank).setParameters(parameters)
                 .setAddress(localAddress).addAllPorts(ports)
                 .setTimeoutMs((int) timeout.toMillis())
+                .setWatch(true)
                 .build();
         return call("join job '" + job + "' as rank " + rank, timeout,
                 () -> withDeadline(timeout).join(request));
@@ -62,10 +92,68 @@ final class ControlPlaneClient implements AutoCloseable {
                 () -> withDeadline(timeout).broadcast(request)).getValue().toByteArray();
     }
 
-    void leave(int jobNumber, int rank) {
-        LeaveRequest request = LeaveRequest.newBuilder().setJobNumber(jobNumber).setRank(rank).build();
+    void leave(int jobNumber, long jobId, int rank) {
+        LeaveRequest request = LeaveRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank).build();
         Duration timeout = Duration.ofSeconds(5);
         call("leave job " + jobNumber, timeout, () -> withDeadline(timeout).leave(request));
+    }
+
+    /** Opens the rank's watch; returns what cancels it. */
+    Runnable watch(int jobNumber, long jobId, int rank, WatchListener listener) {
+        WatchRequest request = WatchRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank).build();
+        CompletableFuture<ClientCallStreamObserver<WatchRequest>> call = new CompletableFuture<>();
+        ControllerGrpc.newStub(channel).watch(request, new ClientResponseObserver<WatchRequest, JobEvent>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+                call.complete(requestStream);
+            }
+
+            @Override
+            public void onNext(JobEvent event) {
+                listener.event(event);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                listener.ended(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                listener.ended(null);
+            }
+        });
+        return () -> call.thenAccept(c -> c.cancel("the rank closed its context", null));
+    }
+
+    /** Asks what the controller and the switch know about a stalled job; fails after {@code deadline}. */
+    CompletableFuture<DiagnoseResponse> diagnose(int jobNumber, long jobId, Duration deadline) {
+        CompletableFuture<DiagnoseResponse> answer = new CompletableFuture<>();
+        ControllerGrpc.newStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                .diagnose(DiagnoseRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).build(),
+                        new io.grpc.stub.StreamObserver<>() {
+                            @Override
+                            public void onNext(DiagnoseResponse value) {
+                                answer.complete(value);
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                                answer.completeExceptionally(t);
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                                answer.complete(DiagnoseResponse.getDefaultInstance()); // no-op if answered
+                            }
+                        });
+        return answer;
+    }
+
+    /** A gRPC failure in words: its status code and description. */
+    static String describe(Throwable error) {
+        Status status = Status.fromThrowable(error);
+        return status.getCode() + (status.getDescription() != null ? ": " + status.getDescription() : "");
     }
 
     private ControllerGrpc.ControllerBlockingStub withDeadline(Duration wait) {

@@ -39,7 +39,18 @@ public final class SwitchMLConfig {
         RETRANSMIT_MAX_MS("retransmitMaxMs", "1000", "ceiling of the retransmission timeout (after backoff)"),
         OPERATION_TIMEOUT_MS("operationTimeoutMs", "60000", "an all-reduce that takes longer fails"),
         JOIN_TIMEOUT_MS("joinTimeoutMs", "60000", "how long to wait for all workers to join, and for barriers"),
-        SOCKET_BUFFER_BYTES("socketBufferBytes", String.valueOf(4 << 20), "SO_RCVBUF and SO_SNDBUF of each UDP socket");
+        SOCKET_BUFFER_BYTES("socketBufferBytes", String.valueOf(4 << 20), "SO_RCVBUF and SO_SNDBUF of each UDP socket"),
+        FAULT_DROP_RATE("faultDropRate", "0",
+                "fault injection, for tests: probability that the worker drops each datagram it sends or receives, 0..1"),
+        FAULT_DUPLICATE_RATE("faultDuplicateRate", "0",
+                "fault injection: probability that a datagram sent or received (and not dropped) is duplicated, 0..1"),
+        FAULT_DELAY_RATE("faultDelayRate", "1",
+                "fault injection: probability that each copy of a datagram is delayed (when faultMaxDelayMicros > 0), 0..1"),
+        FAULT_MAX_DELAY_MICROS("faultMaxDelayMicros", "0",
+                "fault injection: delayed datagrams are held a uniformly random 0..this many microseconds (reordering them);"
+                        + " 0 delays nothing"),
+        FAULT_SEED("faultSeed", "0",
+                "fault injection: seed of the decisions; each worker thread draws from (seed, rank, thread), so a run can be replayed");
 
         private final String name;
         private final String defaultValue;
@@ -85,6 +96,8 @@ public final class SwitchMLConfig {
         requireRange(Key.OPERATION_TIMEOUT_MS, operationTimeout().toMillis(), 1, Long.MAX_VALUE);
         requireRange(Key.JOIN_TIMEOUT_MS, joinTimeout().toMillis(), 1, Integer.MAX_VALUE);
         requireRange(Key.SOCKET_BUFFER_BYTES, socketBufferBytes(), 1024, Integer.MAX_VALUE);
+        requireRange(Key.FAULT_MAX_DELAY_MICROS, longValue(Key.FAULT_MAX_DELAY_MICROS), 0, 60_000_000);
+        faultInjection();
         ControllerAddress.parse(controller());
     }
 
@@ -153,6 +166,12 @@ public final class SwitchMLConfig {
         return integer(Key.SOCKET_BUFFER_BYTES);
     }
 
+    /** The faults the worker threads inject into their own datagrams ({@link FaultInjection#OFF} by default). */
+    public FaultInjection faultInjection() {
+        return new FaultInjection(probability(Key.FAULT_DROP_RATE), probability(Key.FAULT_DUPLICATE_RATE),
+                probability(Key.FAULT_DELAY_RATE), longValue(Key.FAULT_MAX_DELAY_MICROS), longValue(Key.FAULT_SEED));
+    }
+
     /** Every setting by property name, e.g. to pass the configuration to another process. */
     public Map<String, String> toMap() {
         Map<String, String> map = new LinkedHashMap<>();
@@ -204,6 +223,20 @@ public final class SwitchMLConfig {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key.property() + " must be an integer, not '" + v + "'", e);
         }
+    }
+
+    private double probability(Key key) {
+        String v = string(key);
+        double p;
+        try {
+            p = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.property() + " must be a number, not '" + v + "'", e);
+        }
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException(key.property() + " = " + v + " outside 0..1 (" + key.description + ")");
+        }
+        return p;
     }
 
     private static void requireRange(Key key, long value, long min, long max) {
@@ -306,6 +339,15 @@ public final class SwitchMLConfig {
 
         public Builder joinTimeout(Duration d) {
             return set(Key.JOIN_TIMEOUT_MS, d.toMillis());
+        }
+
+        /** Sets every fault-injection setting (see {@link FaultInjection}). */
+        public Builder faultInjection(FaultInjection faults) {
+            set(Key.FAULT_DROP_RATE, faults.dropRate());
+            set(Key.FAULT_DUPLICATE_RATE, faults.duplicateRate());
+            set(Key.FAULT_DELAY_RATE, faults.delayRate());
+            set(Key.FAULT_MAX_DELAY_MICROS, faults.maxDelayMicros());
+            return set(Key.FAULT_SEED, faults.seed());
         }
 
         public SwitchMLConfig build() {

@@ -1,10 +1,14 @@
 package io.switchml.client;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.switchml.controller.proto.DiagnoseResponse;
+import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.protocol.PayloadSize;
@@ -19,13 +23,19 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * A worker's membership in one job, and the all-reduce through the aggregation switch.
@@ -36,11 +46,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * [t * window, (t + 1) * window). The context is thread-safe; operations run in submission order.
  *
  * <p>If an all-reduce fails by timeout, the switch's slots may hold partial sums, so the context
- * refuses further work; close it and join again. An {@link UnrepresentableValueException} leaves
- * the context usable.
+ * refuses further work; close it and join again. The timeout's message says which ranks the switch
+ * is still waiting for, as far as the controller can tell. An {@link UnrepresentableValueException}
+ * leaves the context usable.
+ *
+ * <p>Liveness: from {@code connect} to {@code close} the context holds a watch at the controller (a
+ * gRPC server stream on a connection with keepalive). When another rank of the job dies, the
+ * controller aborts the job and says so on the watch: every pending and later operation fails at
+ * once with {@link WorkerFailedException}. When the watch itself breaks (the switch process died,
+ * restarted or became unreachable), they fail with {@link SwitchUnavailableException}. The operation
+ * timeout stays the backstop.
  */
 public final class SwitchMLContext implements AllReduce {
     private static final Logger LOG = LoggerFactory.getLogger(SwitchMLContext.class);
+    /** How long a timed-out all-reduce waits for the controller's diagnosis of the missing ranks. */
+    private static final Duration DIAGNOSIS_DEADLINE = Duration.ofSeconds(2);
+    /** How long a failed barrier or broadcast waits for the watch to say the job was lost. */
+    private static final long JOB_FAILURE_WAIT_MS = 1_000;
 
     private final SwitchMLConfig config;
     private final ControlPlaneClient control;
@@ -55,6 +77,15 @@ public final class SwitchMLContext implements AllReduce {
     private final InetSocketAddress[] switchEndpoints;
     private volatile RuntimeException broken;
     private volatile boolean closed;
+    /** Identifies this run of the job at the controller (job numbers are reused). */
+    private final long jobId;
+    /** Completed once the controller has registered this rank's watch. */
+    private final CompletableFuture<Void> watching = new CompletableFuture<>();
+    /** Completed when the job is lost: a rank died, or the controller went away. */
+    private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
+    private volatile Runnable cancelWatch;
+    /** What the controller said about the first timeout; null before one. Guarded by this. */
+    private CompletableFuture<Diagnosis> timeoutDiagnosis;
 
     private SwitchMLContext(SwitchMLConfig config, ControlPlaneClient control, EventLoopGroup loops,
                             List<Channel> channels, JoinResponse joined, InetAddress switchAddress) {
@@ -63,6 +94,7 @@ public final class SwitchMLContext implements AllReduce {
         this.loops = loops;
         this.channels = channels;
         this.jobNumber = joined.getJobNumber();
+        this.jobId = joined.getJobId();
         this.switchEndpoints = new InetSocketAddress[config.threads()];
         for (int t = 0; t < config.threads(); t++) {
             int port = joined.getSwitchPorts(t % joined.getSwitchPortsCount());
@@ -100,7 +132,13 @@ public final class SwitchMLContext implements AllReduce {
                     config.joinTimeout());
             InetAddress switchIp = switchAddress(joined.getSwitchAddress(), controllerIp);
             SwitchMLContext context = new SwitchMLContext(config, control, loops, channels, joined, switchIp);
-            context.start();
+            try {
+                context.start();
+                context.watch();
+            } catch (RuntimeException e) {
+                context.close();
+                throw e;
+            }
             LOG.debug("rank {} joined job '{}' as job number {}; switch at {}", config.rank(), config.job(),
                     joined.getJobNumber(), switchIp);
             return context;
@@ -114,11 +152,16 @@ public final class SwitchMLContext implements AllReduce {
 
     private void start() {
         PayloadSize size = config.payloadSize();
+        FaultInjection faults = config.faultInjection();
         for (int t = 0; t < channels.size(); t++) {
             Channel channel = channels.get(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
             WorkerLane lane = new WorkerLane(t, config.slotsPerThread(), size, jobNumber, config, statistics,
                     this::laneFailed, channel);
+            if (faults.enabled()) {
+                // Between the socket and the lane: sees every datagram the lane sends and receives.
+                channel.pipeline().addLast(new FaultInjector(faults, config.rank(), t, statistics));
+            }
             channel.pipeline().addLast(lane);
             lanes.add(lane);
         }
@@ -232,6 +275,11 @@ public final class SwitchMLContext implements AllReduce {
             operation.future.completeExceptionally(new IllegalStateException("the SwitchML context is closed"));
             return operation.future;
         }
+        SwitchMLException lost = jobFailure.getNow(null);
+        if (lost != null) {
+            operation.future.completeExceptionally(again(lost));
+            return operation.future;
+        }
         RuntimeException error = broken;
         if (error != null) {
             operation.future.completeExceptionally(new SwitchMLException(
@@ -248,7 +296,124 @@ public final class SwitchMLContext implements AllReduce {
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
             lanes.get(t).submit(new LaneTask(operation, from, to, k, config.slotsPerThread()));
         }
-        return operation.future;
+        return operation.future.exceptionallyCompose(this::explain);
+    }
+
+    /** Opens this rank's watch and waits until the controller has registered it. */
+    private void watch() {
+        cancelWatch = control.watch(jobNumber, jobId, rank(), new ControlPlaneClient.WatchListener() {
+            @Override
+            public void event(JobEvent event) {
+                jobEvent(event);
+            }
+
+            @Override
+            public void ended(Throwable error) {
+                watchEnded(error);
+            }
+        });
+        try {
+            watching.get(config.joinTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof SwitchMLException failure ? again(failure)
+                    : new SwitchMLException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new ControlPlaneException("joined job '" + config.job() + "' as rank " + rank() + ", but the controller at "
+                    + control.address() + " did not confirm this rank's watch within " + config.joinTimeout().toMillis()
+                    + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SwitchMLException("interrupted while opening the watch of job '" + config.job() + "'", e);
+        }
+    }
+
+    private void jobEvent(JobEvent event) {
+        switch (event.getKind()) {
+            case WATCHING -> watching.complete(null);
+            case RANKS_FAILED -> jobFailed(new WorkerFailedException(event.getJobName(), event.getJobNumber(),
+                    event.getFailedRanksList(), rank(), event.getReason()));
+            default -> LOG.debug("rank {} ignores job event {}", rank(), event.getKind());
+        }
+    }
+
+    /** The watch ended without this rank leaving: the controller (the switch process) is gone. */
+    private void watchEnded(Throwable error) {
+        if (closed) {
+            return;
+        }
+        String why = error == null ? "the controller ended this rank's watch" : ControlPlaneClient.describe(error);
+        jobFailed(new SwitchUnavailableException("job '" + config.job() + "' (job number " + jobNumber + "), rank " + rank()
+                + ": lost the connection to the switch's controller at " + control.address() + " (" + why + "). The switch"
+                + " process died, restarted or became unreachable, and the job's state on the switch is gone; this context"
+                + " can no longer be used. To go on, close this context on every worker and, once the switch is back,"
+                + " join again.", error));
+    }
+
+    /** The job is lost: fails everything pending now, and everything later. The first failure stands. */
+    private void jobFailed(SwitchMLException error) {
+        if (!jobFailure.complete(error)) {
+            return;
+        }
+        watching.completeExceptionally(error);
+        laneFailed(error);
+    }
+
+    /** A failure raised again for a later call, of the same type, with the first one as its cause. */
+    private static SwitchMLException again(SwitchMLException first) {
+        if (first instanceof WorkerFailedException w) {
+            return new WorkerFailedException(w);
+        }
+        if (first instanceof SwitchUnavailableException u) {
+            return new SwitchUnavailableException(u);
+        }
+        return new SwitchMLException(first.getMessage(), first);
+    }
+
+    /** What the controller said about the ranks the switch is waiting for. */
+    private record Diagnosis(String text, List<Integer> missingRanks) {
+    }
+
+    /** A timed-out all-reduce's error, completed with what the controller can tell about the missing ranks. */
+    private CompletionStage<Void> explain(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (!(cause instanceof AllReduceTimeoutException timeout)) {
+            return CompletableFuture.failedFuture(cause);
+        }
+        return timeoutDiagnosis().thenCompose(d -> CompletableFuture.failedFuture(
+                new AllReduceTimeoutException(timeout.getMessage() + " " + d.text(), d.missingRanks(), timeout)));
+    }
+
+    /** Asks the controller once, for the first timeout; every operation failed by it gets the same answer. */
+    private synchronized CompletableFuture<Diagnosis> timeoutDiagnosis() {
+        if (timeoutDiagnosis == null) {
+            timeoutDiagnosis = control.diagnose(jobNumber, jobId, DIAGNOSIS_DEADLINE).handle((d, error) -> error == null
+                    ? diagnosis(d)
+                    : new Diagnosis("The controller at " + control.address() + " could not be asked which ranks the switch"
+                    + " is waiting for (" + ControlPlaneClient.describe(error) + ").", List.of()));
+        }
+        return timeoutDiagnosis;
+    }
+
+    private Diagnosis diagnosis(DiagnoseResponse d) {
+        if (!d.getKnown()) {
+            return new Diagnosis("Asked which ranks are missing, the controller at " + control.address()
+                    + " no longer knows job number " + jobNumber + " (it ended, or the switch restarted).", List.of());
+        }
+        StringBuilder text = new StringBuilder();
+        if (!d.getAbortedReason().isEmpty()) {
+            text.append("The controller aborted the job: ").append(d.getAbortedReason()).append('.');
+        } else if (d.getMissingRanksCount() > 0) {
+            text.append("Missing ranks: the switch is still waiting for rank(s) ").append(d.getMissingRanksList())
+                    .append(", which have not contributed to ").append(d.getIncompleteSlots())
+                    .append(" slot(s) in progress (as far as the switch can tell: it reads its registers while it runs).");
+        } else {
+            text.append("Missing ranks: none; the switch holds no unfinished round of this job, so this worker's packets"
+                    + " may not reach the switch, or its results may not come back.");
+        }
+        if (d.getLeftRanksCount() > 0) {
+            text.append(" Rank(s) ").append(d.getLeftRanksList()).append(" already left the job.");
+        }
+        return new Diagnosis(text.toString(), d.getMissingRanksList());
     }
 
     private void laneFailed(RuntimeException error) {
@@ -263,7 +428,10 @@ public final class SwitchMLContext implements AllReduce {
 
     @Override
     public void barrier() {
-        control.barrier(jobNumber, rank(), barrierSequence.getAndIncrement(), config.joinTimeout());
+        controlCall(() -> {
+            control.barrier(jobNumber, rank(), barrierSequence.getAndIncrement(), config.joinTimeout());
+            return null;
+        });
     }
 
     @Override
@@ -271,7 +439,56 @@ public final class SwitchMLContext implements AllReduce {
         if (root < 0 || root >= workers()) {
             throw new IllegalArgumentException("root " + root + " outside 0.." + (workers() - 1));
         }
-        return control.broadcast(jobNumber, rank(), root, barrierSequence.getAndIncrement(), value, config.joinTimeout());
+        return controlCall(() -> control.broadcast(jobNumber, rank(), root, barrierSequence.getAndIncrement(), value,
+                config.joinTimeout()));
+    }
+
+    /**
+     * A barrier or broadcast: refused once the job is lost; when the controller fails it because
+     * the job was aborted or is unreachable, the watch's account (which rank died, or that the
+     * switch is gone) is raised instead, if it arrives within a moment.
+     */
+    private <T> T controlCall(Supplier<T> call) {
+        SwitchMLException lost = jobFailure.getNow(null);
+        if (lost != null) {
+            throw again(lost);
+        }
+        try {
+            return call.get();
+        } catch (ControlPlaneException e) {
+            Status.Code code = e.getCause() instanceof StatusRuntimeException sre ? sre.getStatus().getCode() : Status.Code.UNKNOWN;
+            if (code != Status.Code.ABORTED && code != Status.Code.UNAVAILABLE && code != Status.Code.NOT_FOUND
+                    && code != Status.Code.CANCELLED) {
+                throw e;
+            }
+            try {
+                lost = jobFailure.get(JOB_FAILURE_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException notLost) {
+                throw e;
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw e;
+            }
+            SwitchMLException failure = again(lost);
+            failure.addSuppressed(e);
+            throw failure;
+        }
+    }
+
+    /**
+     * For tests: this worker dies as a killed process would, without leaving the job. Its connection
+     * to the controller is cut (which ends its watch) and its sockets close.
+     */
+    void crashForTest() {
+        closed = true;
+        control.close();
+        IllegalStateException crashed = new IllegalStateException("this worker crashed (test)");
+        for (WorkerLane lane : lanes) {
+            lane.abortAll(crashed);
+        }
+        channels.forEach(Channel::close);
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        completions.shutdown();
     }
 
     /** Leaves the job and releases sockets and threads. Pending operations fail. */
@@ -286,10 +503,18 @@ public final class SwitchMLContext implements AllReduce {
             lane.abortAll(closing);
         }
         try {
-            control.leave(jobNumber, rank());
+            // The controller ends the watch when the rank leaves. After the switch went away there is
+            // nothing to leave (and a restarted one may run another job under this number).
+            if (!(jobFailure.getNow(null) instanceof SwitchUnavailableException)) {
+                control.leave(jobNumber, jobId, rank());
+            }
         } catch (SwitchMLException e) {
             LOG.debug("leaving job {} failed: {}", jobNumber, e.getMessage());
         } finally {
+            Runnable cancel = cancelWatch;
+            if (cancel != null) {
+                cancel.run();
+            }
             channels.forEach(Channel::close);
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             completions.shutdown();

@@ -12,13 +12,17 @@ public final class WorkerStatistics {
     final LongAdder malformedResults = new LongAdder();
     final LongAdder operations = new LongAdder();
     final LongAdder operationTimeouts = new LongAdder();
+    final LongAdder injectedDrops = new LongAdder();
+    final LongAdder injectedDuplicates = new LongAdder();
+    final LongAdder injectedDelays = new LongAdder();
     volatile long smoothedRttNanos;
 
     /** A consistent-enough copy for reporting. */
     public Snapshot snapshot() {
         return new Snapshot(packetsSent.sum(), packetsReceived.sum(), retransmissions.sum(),
                 retransmissionTimeouts.sum(), duplicateResults.sum(),
-                malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos);
+                malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos,
+                injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum());
     }
 
     /**
@@ -31,9 +35,13 @@ public final class WorkerStatistics {
      * @param operations        all-reduces completed (successfully or not)
      * @param operationTimeouts all-reduces that failed because they exceeded the operation timeout
      * @param smoothedRttNanos  the last smoothed round-trip time of any worker thread
+     * @param injectedDrops     datagrams (sent or received) dropped by fault injection ({@link FaultInjection})
+     * @param injectedDuplicates datagrams (sent or received) duplicated by fault injection
+     * @param injectedDelays    copies of datagrams delayed by fault injection
      */
     public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
                            long duplicateResults,
-                           long malformedResults, long operations, long operationTimeouts, long smoothedRttNanos) {
+                           long malformedResults, long operations, long operationTimeouts, long smoothedRttNanos,
+                           long injectedDrops, long injectedDuplicates, long injectedDelays) {
     }
 }

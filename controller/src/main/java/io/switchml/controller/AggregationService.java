@@ -21,12 +21,26 @@ import java.util.concurrent.TimeUnit;
 public final class AggregationService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AggregationService.class);
 
+    /**
+     * The controller pings every worker connection this often (HTTP/2 keepalive), and closes it when
+     * a ping is not answered within {@link #KEEPALIVE_TIMEOUT_SECONDS}; that ends the ranks' watches, so
+     * a worker that vanishes without closing its TCP connection (host down, network cut) is declared
+     * dead within about 10 s. A killed process is seen at once: its kernel closes the connection.
+     */
+    public static final int KEEPALIVE_TIME_SECONDS = 5;
+    public static final int KEEPALIVE_TIMEOUT_SECONDS = 5;
+    /** Workers may ping the controller this often (their own keepalive, see the client). */
+    public static final int PERMIT_KEEPALIVE_SECONDS = 5;
+
     private final AggregationSwitch dataplane;
+    private final JobRegistry registry;
     private final Server server;
     private final ScheduledExecutorService timer;
 
-    private AggregationService(AggregationSwitch dataplane, Server server, ScheduledExecutorService timer) {
+    private AggregationService(AggregationSwitch dataplane, JobRegistry registry, Server server,
+                               ScheduledExecutorService timer) {
         this.dataplane = dataplane;
+        this.registry = registry;
         this.server = server;
         this.timer = timer;
     }
@@ -47,11 +61,15 @@ public final class AggregationService implements AutoCloseable {
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
             JobRegistry registry = new JobRegistry(dataplane, timer);
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort))
+                    .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
+                    .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                    .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+                    .permitKeepAliveWithoutCalls(true)
                     .addService(new ControllerService(registry, dataplane, announced))
                     .build()
                     .start();
             LOG.debug("controller listening on {}", server.getListenSockets());
-            return new AggregationService(dataplane, server, timer);
+            return new AggregationService(dataplane, registry, server, timer);
         } catch (IOException | RuntimeException e) {
             dataplane.close();
             timer.shutdownNow();
@@ -85,6 +103,7 @@ public final class AggregationService implements AutoCloseable {
 
     @Override
     public void close() {
+        registry.close();
         server.shutdownNow();
         try {
             server.awaitTermination(5, TimeUnit.SECONDS);

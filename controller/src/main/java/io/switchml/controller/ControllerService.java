@@ -1,17 +1,22 @@
 package io.switchml.controller;
 
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BarrierResponse;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.BroadcastResponse;
 import io.switchml.controller.proto.ControllerGrpc;
+import io.switchml.controller.proto.DiagnoseRequest;
+import io.switchml.controller.proto.DiagnoseResponse;
+import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.controller.proto.LeaveResponse;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
+import io.switchml.controller.proto.WatchRequest;
 import io.switchml.dataplane.AggregationSwitch;
 
 import java.util.function.Function;
@@ -34,13 +39,42 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void join(JoinRequest request, StreamObserver<JoinResponse> observer) {
-        registry.join(request, reply(observer, number -> {
-            JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(number).setSwitchAddress(announcedAddress);
+        // A joining worker that dies while it waits no longer counts as arrived.
+        onCancel(observer, registry.join(request, reply(observer, job -> {
+            JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(job.number).setJobId(job.id)
+                    .setSwitchAddress(announcedAddress);
             for (int port : dataplane.ports()) {
                 b.addSwitchPorts(port);
             }
             return b.build();
-        }));
+        })));
+    }
+
+    @Override
+    public void watch(WatchRequest request, StreamObserver<JobEvent> observer) {
+        onCancel(observer, registry.watch(request.getJobNumber(), request.getJobId(), request.getRank(),
+                new JobRegistry.Watcher() {
+                    @Override
+                    public void event(JobEvent event) {
+                        quietly(() -> observer.onNext(event));
+                    }
+
+                    @Override
+                    public void end() {
+                        quietly(observer::onCompleted);
+                    }
+
+                    @Override
+                    public void error(ControlException error) {
+                        quietly(() -> observer.onError(error.status().asRuntimeException()));
+                    }
+                }));
+    }
+
+    @Override
+    public void diagnose(DiagnoseRequest request, StreamObserver<DiagnoseResponse> observer) {
+        observer.onNext(registry.diagnose(request.getJobNumber(), request.getJobId()));
+        observer.onCompleted();
     }
 
     @Override
@@ -59,7 +93,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
-        registry.leave(request.getJobNumber(), request.getRank(), reply(observer, v -> LeaveResponse.getDefaultInstance()));
+        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(),
+                reply(observer, v -> LeaveResponse.getDefaultInstance()));
     }
 
     @Override
@@ -70,6 +105,29 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
                 .build();
         observer.onNext(response);
         observer.onCompleted();
+    }
+
+    /**
+     * Runs {@code action} if the client cancels the call or its connection breaks. Called from the
+     * service method itself, which gRPC runs on the call's serializing executor: a cancellation is
+     * delivered after it returns, so the handler is in place by then.
+     */
+    private static void onCancel(StreamObserver<?> observer, Runnable action) {
+        ServerCallStreamObserver<?> call = (ServerCallStreamObserver<?>) observer;
+        if (call.isCancelled()) {
+            action.run();
+        } else {
+            call.setOnCancelHandler(action);
+        }
+    }
+
+    /** Sends on a stream whose call may have been cancelled meanwhile; there is nobody to tell then. */
+    private static void quietly(Runnable send) {
+        try {
+            send.run();
+        } catch (RuntimeException e) {
+            // the call is cancelled or closed: the client is gone
+        }
     }
 
     private static <T, R> JobRegistry.Reply<T> reply(StreamObserver<R> observer, Function<T, R> toResponse) {

@@ -5,7 +5,9 @@ import io.switchml.dataplane.WorkerEndpoint;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ScheduledFuture;
 
 /** A job as the controller knows it: forming (ranks joining) or installed in the switch. */
 final class Job {
@@ -17,7 +19,19 @@ final class Job {
     final TreeSet<Integer> left = new TreeSet<>();
     /** Assigned when every rank has joined and the job is installed; -1 before. */
     int number = -1;
+    /** Identifies this run of the job (job numbers are reused); assigned with the number. */
+    long id;
     Map<Integer, WorkerEndpoint> endpoints = Map.of();
+    /** Ranks that promised to open a watch, and how long they may take once the job forms (ms). */
+    final Map<Integer, Integer> watchGraceMs = new HashMap<>();
+    /** Timers of the promised watches not yet opened, by rank. */
+    final Map<Integer, ScheduledFuture<?>> watchDeadlines = new HashMap<>();
+    /** The open watches, by rank. */
+    final Map<Integer, JobRegistry.Watcher> watches = new TreeMap<>();
+    /** Ranks declared dead. */
+    final TreeSet<Integer> failed = new TreeSet<>();
+    /** Why the job was aborted; null while it runs. An aborted job is no longer on the switch. */
+    String abortReason;
 
     Job(String name, JobParameters parameters) {
         this.name = name;
@@ -31,6 +45,10 @@ final class Job {
 
     boolean installed() {
         return number >= 0;
+    }
+
+    boolean aborted() {
+        return abortReason != null;
     }
 
     /** A barrier (root -1) or a broadcast from root, with the values the ranks brought. */

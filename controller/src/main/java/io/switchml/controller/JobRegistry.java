@@ -1,11 +1,14 @@
 package io.switchml.controller;
 
 import io.grpc.Status;
+import io.switchml.controller.proto.DiagnoseResponse;
+import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JobStatus;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.JobSpec;
+import io.switchml.dataplane.MissingRanks;
 import io.switchml.dataplane.WorkerEndpoint;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
@@ -21,12 +24,21 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
  * Every method is synchronized; waits never block a thread, they park a reply until a rendezvous
  * completes or its timer fires.
+ *
+ * <p>Liveness: each rank of an installed job holds a watch (a server stream) until it leaves. A watch
+ * that ends before its rank left, or a promised watch that is not opened in time, means the rank
+ * died: the job is <em>aborted</em>, i.e. removed from the switch (its slots freed, its name free for
+ * a new run), waiting barriers and broadcasts fail, and the other ranks' watches are told which rank
+ * died. The aborted job keeps its number, so that its survivors' late calls (leave, barrier) reach it
+ * and not a new job, until none of its ranks holds a watch any more.
  */
 final class JobRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(JobRegistry.class);
@@ -38,22 +50,38 @@ final class JobRegistry {
         void error(ControlException error);
     }
 
+    /** A rank's open watch: where its job's events go. Called with the registry's lock held. */
+    interface Watcher {
+        void event(JobEvent event);
+
+        /** Ends the watch normally (the rank left, or it was told the job is over). */
+        void end();
+
+        /** Refuses the watch. */
+        void error(ControlException error);
+    }
+
     private final AggregationSwitch dataplane;
     private final ScheduledExecutorService timer;
     private final Map<String, Job> byName = new HashMap<>();
     private final Job[] byNumber = new Job[ProtocolConstants.MAX_JOBS];
+    /** Set when the service shuts down: the watches it cancels then are not deaths. */
+    private boolean closing;
 
     JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer) {
         this.dataplane = dataplane;
         this.timer = timer;
     }
 
-    /** Parks the join until every rank has joined; then installs the job and answers its number. */
-    synchronized void join(JoinRequest request, Reply<Integer> reply) {
+    /**
+     * Parks the join until every rank has joined; then installs the job and answers it. Returns what
+     * to run if the caller goes away while it waits (it takes the rank's arrival back).
+     */
+    synchronized Runnable join(JoinRequest request, Reply<Job> reply) {
         String problem = JoinValidator.problem(request);
         if (problem != null) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "invalid join request: " + problem));
-            return;
+            return () -> { };
         }
         String name = request.getJobName();
         int rank = request.getRank();
@@ -62,7 +90,7 @@ final class JobRegistry {
             reply.error(new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is already running as job number "
                     + job.number + " with all " + job.workers() + " ranks; a rank cannot join it twice."
                     + " Wait for the job to end (every rank closes its context) or use another job name"));
-            return;
+            return () -> { };
         }
         if (job == null) {
             job = new Job(name, request.getParameters());
@@ -71,25 +99,25 @@ final class JobRegistry {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins job '" + name
                     + "' with parameters {" + describe(request.getParameters()) + "} but the ranks already waiting use {"
                     + describe(job.parameters) + "}; every worker of a job must be configured alike"));
-            return;
+            return () -> { };
         }
         if (job.joining.contains(rank)) {
             reply.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " has already joined job '" + name
                     + "'; each rank joins once (is a rank number given to two workers?)"));
-            return;
+            return () -> { };
         }
         WorkerEndpoint endpoint = new WorkerEndpoint(JoinValidator.ipv4(request.getAddress()),
                 request.getPortsList().stream().mapToInt(Integer::intValue).toArray());
         String clash = endpointClash(job, endpoint);
         if (clash != null) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, clash));
-            return;
+            return () -> { };
         }
         Job joining = job;
         Rendezvous.Waiter<WorkerEndpoint> waiter = new Rendezvous.Waiter<>() {
             @Override
             public void released(Map<Integer, WorkerEndpoint> values) {
-                reply.ok(joining.number);
+                reply.ok(joining);
             }
 
             @Override
@@ -97,10 +125,28 @@ final class JobRegistry {
                 reply.error(error);
             }
         };
+        if (request.getWatch()) {
+            job.watchGraceMs.put(rank, request.getTimeoutMs());
+        } else {
+            job.watchGraceMs.remove(rank);
+        }
         boolean complete = job.joining.arrive(rank, endpoint, waiter,
                 timer.schedule(() -> expireJoin(joining, rank), request.getTimeoutMs(), TimeUnit.MILLISECONDS));
         if (complete) {
             install(job);
+        }
+        return () -> withdrawJoin(joining, rank, waiter);
+    }
+
+    /** A joining rank's caller went away (its process died) while it waited: it no longer counts. */
+    private synchronized void withdrawJoin(Job job, int rank, Rendezvous.Waiter<WorkerEndpoint> waiter) {
+        if (job.installed() || !job.joining.withdraw(rank, waiter)) {
+            return;
+        }
+        job.watchGraceMs.remove(rank);
+        LOG.info("rank {} of job '{}' went away while waiting for the other ranks to join", rank, job.name);
+        if (job.joining.empty()) {
+            byName.remove(job.name, job);
         }
     }
 
@@ -149,11 +195,133 @@ final class JobRegistry {
             return;
         }
         job.number = number;
+        job.id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         // In rank order (Map.copyOf would iterate in an arbitrary order): Status lists the workers by rank.
         job.endpoints = Collections.unmodifiableMap(new TreeMap<>(job.joining.values()));
         byNumber[number] = job;
         LOG.info("job '{}' installed as job number {}: {} workers, {}", job.name, number, job.workers(), describe(p));
+        job.watchGraceMs.forEach((rank, graceMs) -> job.watchDeadlines.put(rank,
+                timer.schedule(() -> watchMissing(job, rank, graceMs), graceMs, TimeUnit.MILLISECONDS)));
         job.joining.release();
+    }
+
+    /**
+     * Registers rank's watch and sends it WATCHING; on a job that was aborted, sends RANKS_FAILED
+     * and ends it. Returns what to run when the watch ends without the server ending it (the
+     * client cancelled it, or its connection broke).
+     */
+    synchronized Runnable watch(int jobNumber, long jobId, int rank, Watcher watcher) {
+        Job job = knownJob(jobNumber, jobId, rank, watcher::error);
+        if (job == null) {
+            return () -> { };
+        }
+        if (job.aborted()) {
+            watcher.event(failedEvent(job));
+            watcher.end();
+            return () -> { };
+        }
+        if (job.left.contains(rank)) {
+            watcher.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
+                    + job.name + "'"));
+            return () -> { };
+        }
+        if (job.watches.containsKey(rank)) {
+            watcher.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of job '" + job.name
+                    + "' is already watched; each rank opens one watch"));
+            return () -> { };
+        }
+        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        job.watches.put(rank, watcher);
+        watcher.event(JobEvent.newBuilder().setKind(JobEvent.Kind.WATCHING).setJobName(job.name)
+                .setJobNumber(job.number).build());
+        return () -> watchEnded(job, rank, watcher);
+    }
+
+    /** The service is shutting down; the calls it cancels do not abort jobs. */
+    synchronized void close() {
+        closing = true;
+    }
+
+    /** Rank's watch ended from the client's side: unless the rank left first, it died. */
+    private synchronized void watchEnded(Job job, int rank, Watcher watcher) {
+        if (closing || job.watches.get(rank) != watcher) {
+            return; // ended by the server (leave), or already replaced
+        }
+        job.watches.remove(rank);
+        if (!job.aborted() && byNumber[job.number] == job) {
+            abort(job, rank, "the connection of rank " + rank + " to the controller ended before the rank left the job"
+                    + " (its process died or was killed, stopped answering keepalive pings, or lost the network)");
+        }
+        forgetIfDone(job);
+    }
+
+    /** A rank promised a watch and has not opened it in time. */
+    private synchronized void watchMissing(Job job, int rank, int graceMs) {
+        job.watchDeadlines.remove(rank);
+        if (job.aborted() || byNumber[job.number] != job || job.watches.containsKey(rank) || job.left.contains(rank)) {
+            return;
+        }
+        abort(job, rank, "rank " + rank + " did not open its watch within " + graceMs
+                + " ms of the job forming (it died after joining, or never got the answer)");
+    }
+
+    /**
+     * Declares a rank dead: removes the job from the switch, fails waiting barriers and broadcasts
+     * and tells every other rank's watch. The job stays known by number until no watch is left.
+     */
+    private void abort(Job job, int rank, String reason) {
+        job.failed.add(rank);
+        job.abortReason = reason;
+        dataplane.removeJob(job.number);
+        byName.remove(job.name, job);
+        job.watchDeadlines.values().forEach(t -> t.cancel(false));
+        job.watchDeadlines.clear();
+        ControlException aborted = new ControlException(Status.ABORTED, abortDescription(job));
+        job.meetings.values().forEach(m -> m.rendezvous.fail(aborted));
+        job.meetings.clear();
+        JobEvent event = failedEvent(job);
+        job.watches.values().forEach(w -> w.event(event));
+        LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
+    }
+
+    private static String abortDescription(Job job) {
+        return "job '" + job.name + "' (job number " + job.number + ") was aborted because rank"
+                + (job.failed.size() == 1 ? " " + job.failed.first() : "s " + job.failed) + " died: " + job.abortReason
+                + "; the switch freed the job's slots";
+    }
+
+    private static JobEvent failedEvent(Job job) {
+        return JobEvent.newBuilder().setKind(JobEvent.Kind.RANKS_FAILED).setJobName(job.name).setJobNumber(job.number)
+                .addAllFailedRanks(job.failed).setReason(job.abortReason).build();
+    }
+
+    /** An aborted job is forgotten (its number freed) once none of its ranks holds a watch. */
+    private void forgetIfDone(Job job) {
+        if (job.aborted() && job.watches.isEmpty() && byNumber[job.number] == job) {
+            byNumber[job.number] = null;
+            LOG.info("aborted job '{}' (job number {}) forgotten: no rank watches it any more", job.name, job.number);
+        }
+    }
+
+    /** What the controller and the switch know about a job that seems stuck. */
+    synchronized DiagnoseResponse diagnose(int jobNumber, long jobId) {
+        Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+        if (job == null || (jobId != 0 && job.id != jobId)) {
+            return DiagnoseResponse.newBuilder().setKnown(false).build();
+        }
+        DiagnoseResponse.Builder b = DiagnoseResponse.newBuilder().setKnown(true).setJobName(job.name)
+                .addAllLeftRanks(job.left).addAllFailedRanks(job.failed);
+        if (job.aborted()) {
+            return b.setAbortedReason(job.abortReason).build();
+        }
+        MissingRanks missing = dataplane.missingRanks(jobNumber).orElse(null);
+        if (missing != null) {
+            b.setInstalled(true).addAllMissingRanks(missing.ranks()).setIncompleteSlots(missing.incompleteSlots());
+        }
+        return b.build();
     }
 
     private int freeJobNumber() {
@@ -182,6 +350,11 @@ final class JobRegistry {
             return;
         }
         int root = (int) rootNumber;
+        if (job.aborted()) {
+            reply.error(new ControlException(Status.ABORTED, abortDescription(job) + "; call #" + sequence
+                    + " can never complete"));
+            return;
+        }
         if (timeoutMs < 1 || timeoutMs > JoinValidator.MAX_TIMEOUT_MS) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "timeout_ms " + Integer.toUnsignedString(timeoutMs)
                     + " outside 1.." + JoinValidator.MAX_TIMEOUT_MS));
@@ -240,13 +413,34 @@ final class JobRegistry {
         }
     }
 
-    /** A rank leaves; once every rank has left, the job is removed from the switch. */
-    synchronized void leave(int jobNumber, int rank, Reply<Void> reply) {
-        Job job = installedJob(jobNumber, rank, reply);
+    /**
+     * A rank leaves, which ends its watch; once every rank has left, the job is removed from the
+     * switch. Leaving an aborted job only ends the rank's watch.
+     */
+    synchronized void leave(int jobNumber, long jobId, int rank, Reply<Void> reply) {
+        Job job = knownJob(jobNumber, jobId, rank, reply::error);
         if (job == null) {
             return;
         }
+        if (job.left.contains(rank)) {
+            reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
+                    + job.name + "'"));
+            return;
+        }
         job.left.add(rank);
+        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        Watcher watcher = job.watches.remove(rank);
+        if (watcher != null) {
+            watcher.end();
+        }
+        if (job.aborted()) {
+            forgetIfDone(job);
+            reply.ok(null);
+            return;
+        }
         ControlException gone = new ControlException(Status.ABORTED, "rank " + rank + " left job '" + job.name
                 + "' while this call was waiting");
         job.meetings.values().forEach(m -> m.rendezvous.fail(gone));
@@ -261,21 +455,31 @@ final class JobRegistry {
     }
 
     private <T> Job installedJob(int jobNumber, int rank, Reply<T> reply) {
+        Job job = knownJob(jobNumber, 0, rank, reply::error);
+        if (job != null && job.left.contains(rank)) {
+            reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
+                    + job.name + "'"));
+            return null;
+        }
+        return job;
+    }
+
+    /**
+     * The job with this number (installed, or aborted and not yet forgotten) and id (0: any), with
+     * rank in range; null after sending the error.
+     */
+    private Job knownJob(int jobNumber, long jobId, int rank, java.util.function.Consumer<ControlException> error) {
         // uint32 fields arrive as Java ints: values of 2^31 and above are negative.
         Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
-        if (job == null) {
-            reply.error(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
+        if (job == null || (jobId != 0 && job.id != jobId)) {
+            error.accept(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
+                    + (job == null ? "" : " with id " + Long.toUnsignedString(jobId))
                     + " is running; it has ended, or the switch restarted since it was joined"));
             return null;
         }
         if (rank < 0 || rank >= job.workers()) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + Integer.toUnsignedString(rank)
+            error.accept(new ControlException(Status.INVALID_ARGUMENT, "rank " + Integer.toUnsignedString(rank)
                     + " outside 0.." + (job.workers() - 1)));
-            return null;
-        }
-        if (job.left.contains(rank)) {
-            reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
-                    + job.name + "'"));
             return null;
         }
         return job;
@@ -285,7 +489,7 @@ final class JobRegistry {
     synchronized List<JobStatus> jobs() {
         List<JobStatus> jobs = new ArrayList<>();
         for (Job job : byNumber) {
-            if (job != null) {
+            if (job != null && !job.aborted()) {
                 JobStatus.Builder b = JobStatus.newBuilder().setJobNumber(job.number).setJobName(job.name)
                         .setParameters(job.parameters);
                 job.endpoints.forEach((rank, e) -> b.addWorkers("rank " + rank + " " + e.address().getHostAddress()

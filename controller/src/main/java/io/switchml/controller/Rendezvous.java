@@ -74,6 +74,23 @@ final class Rendezvous<V> {
         waiter.failed(describe.apply(missing));
     }
 
+    /**
+     * Takes back rank's arrival without answering it (its caller is gone), if {@code waiter} is
+     * still the one waiting for it; returns whether it was.
+     */
+    boolean withdraw(int rank, Waiter<V> waiter) {
+        if (waiters.get(rank) != waiter) {
+            return false;
+        }
+        waiters.remove(rank);
+        values.remove(rank);
+        ScheduledFuture<?> timer = timers.remove(rank);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        return true;
+    }
+
     /** Ranks that have not arrived. */
     TreeSet<Integer> missing() {
         TreeSet<Integer> missing = new TreeSet<>();

@@ -1,5 +1,6 @@
 package io.switchml.dataplane;
 
+import io.switchml.protocol.ProtocolConstants;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -113,6 +114,23 @@ public final class AggregationSwitch implements AutoCloseable {
     /** The installed job with this number, if any. */
     public Optional<JobSpec> job(int jobNumber) {
         return controlPlane.job(jobNumber);
+    }
+
+    /**
+     * The ranks the switch is still waiting for in the job: those with no bit in the seen-bitmap of
+     * some slot copy whose round is in progress. Empty when the job is not installed.
+     *
+     * <p>For diagnosis only: the registers belong to the receive threads and are read here without
+     * synchronizing with them, so the answer may mix moments (a round may complete or open while it
+     * is read). It is exact once the job's traffic has stopped, which is when a timeout asks.
+     */
+    public Optional<MissingRanks> missingRanks(int jobNumber) {
+        InstalledJob job = jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS
+                ? controlPlane.installedJob(jobNumber) : null;
+        if (job == null) {
+            return Optional.empty();
+        }
+        return Optional.of(MissingRanks.of(job));
     }
 
     /**

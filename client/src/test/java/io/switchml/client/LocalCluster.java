@@ -72,6 +72,21 @@ final class LocalCluster implements AutoCloseable {
         T run(int rank, SwitchMLContext context);
     }
 
+    /** Packets sent, retransmissions, timeouts, injected drops, duplicates, delays, over every worker. */
+    long[] statisticsTotals() {
+        long[] t = new long[6];
+        for (SwitchMLContext c : contexts) {
+            WorkerStatistics.Snapshot s = c.statistics().snapshot();
+            t[0] += s.packetsSent();
+            t[1] += s.retransmissions();
+            t[2] += s.retransmissionTimeouts();
+            t[3] += s.injectedDrops();
+            t[4] += s.injectedDuplicates();
+            t[5] += s.injectedDelays();
+        }
+        return t;
+    }
+
     @Override
     public void close() {
         for (SwitchMLContext c : contexts) {

@@ -166,7 +166,7 @@ class RandomizedExactnessTest {
         int n = plan.workers();
         int k = plan.elementsPerPacket();
         cluster.service.dataplane().setDropProbabilities(c.ingressDrop(), c.egressDrop());
-        long[] before = totals(cluster);
+        long[] before = cluster.statisticsTotals();
         Map<String, Long> switchBefore = cluster.service.dataplane().counters();
         long start = System.nanoTime();
         String where = plan + ", " + c;
@@ -212,7 +212,7 @@ class RandomizedExactnessTest {
             }
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
-        long[] after = totals(cluster);
+        long[] after = cluster.statisticsTotals();
         Map<String, Long> switchAfter = cluster.service.dataplane().counters();
         long sent = after[0] - before[0];
         long retransmissions = after[1] - before[1];
@@ -244,21 +244,6 @@ class RandomizedExactnessTest {
                 ELEMENTS.get(), PACKETS.get(), RETRANSMISSIONS.get(),
                 PACKETS.get() == 0 ? 0.0 : 100.0 * RETRANSMISSIONS.get() / PACKETS.get(), TIMEOUTS.get(),
                 INJECTED_DROPS.get(), SWITCH_DROPS.get(), STALE.get(), (System.nanoTime() - STARTED) / 1e9);
-    }
-
-    /** Packets sent, retransmissions, timeouts, injected drops, duplicates, delays, over every worker. */
-    private static long[] totals(LocalCluster cluster) {
-        long[] t = new long[6];
-        for (SwitchMLContext c : cluster.contexts) {
-            WorkerStatistics.Snapshot s = c.statistics().snapshot();
-            t[0] += s.packetsSent();
-            t[1] += s.retransmissions();
-            t[2] += s.retransmissionTimeouts();
-            t[3] += s.injectedDrops();
-            t[4] += s.injectedDuplicates();
-            t[5] += s.injectedDelays();
-        }
-        return t;
     }
 
     private static long delta(Map<String, Long> before, Map<String, Long> after, String counter) {

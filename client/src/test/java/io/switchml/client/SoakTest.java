@@ -100,7 +100,7 @@ class SoakTest {
                 if (i == WINDOW - 1) {
                     heapFirst = usedHeapAfterGc();
                     directFirst = nettyDirectMemory();
-                    long[] t = totals(cluster);
+                    long[] t = cluster.statisticsTotals();
                     sentFirst = t[0];
                     retransmissionsFirst = t[1];
                 }
@@ -108,7 +108,7 @@ class SoakTest {
             long seconds = (System.nanoTime() - start) / 1_000_000_000;
             long heapLast = usedHeapAfterGc();
             long directLast = nettyDirectMemory();
-            long[] t = totals(cluster);
+            long[] t = cluster.statisticsTotals();
             System.out.printf("SoakTest: %d all-reduces on %d workers exact in %d s; %d packets sent, %d retransmissions"
                             + " (%.2f%%), %d retransmission timeouts, injected %d drops, %d duplicates, %d delays; switch"
                             + " counters %s%n", ITERATIONS, WORKERS, seconds, t[0], t[1], 100.0 * t[1] / t[0], t[2], t[3],
@@ -153,21 +153,6 @@ class SoakTest {
 
     private static long nettyDirectMemory() {
         return ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider p ? p.metric().usedDirectMemory() : 0;
-    }
-
-    /** Packets sent, retransmissions, timeouts, injected drops, duplicates, delays, over every worker. */
-    private static long[] totals(LocalCluster cluster) {
-        long[] t = new long[6];
-        for (SwitchMLContext c : cluster.contexts) {
-            WorkerStatistics.Snapshot s = c.statistics().snapshot();
-            t[0] += s.packetsSent();
-            t[1] += s.retransmissions();
-            t[2] += s.retransmissionTimeouts();
-            t[3] += s.injectedDrops();
-            t[4] += s.injectedDuplicates();
-            t[5] += s.injectedDelays();
-        }
-        return t;
     }
 
     /**

@@ -3,11 +3,12 @@ package io.switchml.bench;
 import io.switchml.protocol.DataType;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A benchmark run: worker counts and sizes to sweep, how to measure, and where the switch is.
+ * A benchmark run: algorithms, worker counts and sizes to sweep, how to measure, and where the switch is.
  *
  * @param controller    host:port of a running switch's controller, or null to start an embedded one
  * @param workerConfig  extra {@code switchml.*} settings for every worker (packet size, window, threads)
@@ -15,11 +16,21 @@ import java.util.Map;
  * @param workerTimeout how long a worker process may run before the bench gives up on it
  * @param dropProbability probability that the embedded switch's drop simulator drops each packet on arrival and
  *                      each result on departure (0: off); only with the embedded switch
+ * @param algorithms    the algorithms to measure, each with the same worker counts, sizes and tensors; the switch
+ *                      (controller, embedded switch, drops, worker settings) concerns {@code switchml} only
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
-                           long seed, Duration workerTimeout, double dropProbability) {
-    /** Without switch drops. */
+                           long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms) {
+    /** Only {@code switchml}. */
+    public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                        DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                        long seed, Duration workerTimeout, double dropProbability) {
+        this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
+                dropProbability, List.of(BenchAlgorithm.SWITCHML));
+    }
+
+    /** Only {@code switchml}, without switch drops. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                         long seed, Duration workerTimeout) {
@@ -30,8 +41,12 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         workers = List.copyOf(workers);
         sizes = List.copyOf(sizes);
         workerConfig = Map.copyOf(workerConfig);
-        if (workers.isEmpty() || sizes.isEmpty()) {
-            throw new IllegalArgumentException("give at least one worker count and one size");
+        algorithms = List.copyOf(algorithms);
+        if (workers.isEmpty() || sizes.isEmpty() || algorithms.isEmpty()) {
+            throw new IllegalArgumentException("give at least one algorithm, one worker count and one size");
+        }
+        if (EnumSet.copyOf(algorithms).size() != algorithms.size()) {
+            throw new IllegalArgumentException("an algorithm is listed twice: " + algorithms);
         }
         for (int n : workers) {
             if (n < 1 || n > 64) {

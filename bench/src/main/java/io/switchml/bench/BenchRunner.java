@@ -5,6 +5,7 @@ import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -16,12 +17,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Runs a benchmark: an embedded switch (unless a controller is given), then for each worker count
- * n, n worker processes on this host that join one job and all-reduce every size. Rows come out
- * as soon as all workers have reported a size.
+ * Runs a benchmark: an embedded switch (unless a controller is given or no algorithm needs one),
+ * then for each worker count n and each algorithm, n worker processes on this host that all-reduce
+ * every size with the same generated tensors. {@code switchml} workers join one job at the switch;
+ * {@code ring} and {@code ps} workers bind their own ports, report them, and get every rank's from
+ * here ({@link PeerEndpoints}). Rows come out as soon as all workers have reported a size.
  */
 public final class BenchRunner {
-    public static final String ALGO = "switchml";
+    /** The algorithm of the rows when none is chosen. */
+    public static final String ALGO = BenchAlgorithm.SWITCHML.id();
 
     private final BenchOptions options;
     private final PrintStream progress;
@@ -34,7 +38,8 @@ public final class BenchRunner {
     public List<BenchRow> run(Consumer<BenchRow> rows) throws InterruptedException {
         AggregationService embedded = null;
         String controller = options.controller();
-        if (controller == null) {
+        boolean needsSwitch = options.algorithms().stream().anyMatch(BenchAlgorithm::needsSwitch);
+        if (controller == null && needsSwitch) {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
                     .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
                     .egressDropProbability(options.dropProbability()), "127.0.0.1", 0);
@@ -46,7 +51,9 @@ public final class BenchRunner {
         try {
             List<BenchRow> all = new ArrayList<>();
             for (int n : options.workers()) {
-                all.addAll(runWorkers(controller, n, rows));
+                for (BenchAlgorithm algorithm : options.algorithms()) {
+                    all.addAll(runWorkers(algorithm, controller, n, rows));
+                }
             }
             return all;
         } finally {
@@ -56,23 +63,31 @@ public final class BenchRunner {
         }
     }
 
-    private List<BenchRow> runWorkers(String controller, int n, Consumer<BenchRow> rows) throws InterruptedException {
+    private List<BenchRow> runWorkers(BenchAlgorithm algorithm, String controller, int n, Consumer<BenchRow> rows)
+            throws InterruptedException {
         Map<String, String> config = new LinkedHashMap<>(options.workerConfig());
-        config.put(SwitchMLConfig.Key.CONTROLLER.property(), controller);
-        config.put(SwitchMLConfig.Key.JOB.property(), "bench-" + n + "w-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        if (algorithm.needsSwitch()) {
+            config.put(SwitchMLConfig.Key.CONTROLLER.property(), controller);
+            config.put(SwitchMLConfig.Key.JOB.property(), "bench-" + n + "w-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),
-                options.type(), options.seed());
+                options.type(), options.seed(), algorithm);
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
+        BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
         List<WorkerProcess> workers = new ArrayList<>();
-        progress.println("starting " + n + " worker process(es)");
+        progress.println("starting " + n + " worker process(es): " + algorithm);
+        long deadline = System.nanoTime() + options.workerTimeout().toNanos();
         try {
             for (int r = 0; r < n; r++) {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
-                workers.add(WorkerProcess.start(r, mine, 2 * maxBytes + (256L << 20), reports, progress));
+                workers.add(WorkerProcess.start(r, mine, 2 * maxBytes + (256L << 20), reports, endpoints, progress));
             }
-            List<BenchRow> done = collect(n, workers, reports, rows);
+            if (!algorithm.needsSwitch()) {
+                introduce(workers, endpoints, deadline);
+            }
+            List<BenchRow> done = collect(algorithm, workers, reports, deadline, rows);
             for (WorkerProcess w : workers) {
                 Integer code = w.exitCode(30_000);
                 if (code == null || code != 0) {
@@ -85,35 +100,70 @@ public final class BenchRunner {
         }
     }
 
-    private List<BenchRow> collect(int n, List<WorkerProcess> workers, BlockingQueue<SizeReport> reports,
-                                   Consumer<BenchRow> rows) throws InterruptedException {
+    /** Waits for every rank's endpoints, then tells every rank all of them. */
+    private void introduce(List<WorkerProcess> workers, BlockingQueue<PeerEndpoints.Endpoint> endpoints, long deadline)
+            throws InterruptedException {
+        int n = workers.size();
+        PeerEndpoints.Endpoint[] byRank = new PeerEndpoints.Endpoint[n];
+        for (int i = 0; i < n; i++) {
+            PeerEndpoints.Endpoint e = next(endpoints, workers, deadline, "reporting its endpoints");
+            if (e.rank() < 0 || e.rank() >= n || byRank[e.rank()] != null) {
+                throw new BenchException("a worker process reported endpoints for rank " + e.rank() + " twice or out of 0.."
+                        + (n - 1) + ": " + e.toLine());
+            }
+            byRank[e.rank()] = e;
+        }
+        List<InetSocketAddress> workerEndpoints = new ArrayList<>();
+        List<InetSocketAddress> serverEndpoints = new ArrayList<>();
+        for (PeerEndpoints.Endpoint e : byRank) {
+            workerEndpoints.add(e.worker());
+            if (e.server() != null) {
+                serverEndpoints.add(e.server());
+            }
+        }
+        String peers = new PeerEndpoints(workerEndpoints, serverEndpoints).toLine();
+        for (WorkerProcess w : workers) {
+            w.send(peers);
+        }
+    }
+
+    private List<BenchRow> collect(BenchAlgorithm algorithm, List<WorkerProcess> workers, BlockingQueue<SizeReport> reports,
+                                   long deadline, Consumer<BenchRow> rows) throws InterruptedException {
+        int n = workers.size();
         Map<Long, List<SizeReport>> bySize = new HashMap<>();
         List<BenchRow> done = new ArrayList<>();
-        long deadline = System.nanoTime() + options.workerTimeout().toNanos();
         while (done.size() < options.sizes().size()) {
-            SizeReport report = reports.poll(200, TimeUnit.MILLISECONDS);
-            if (report == null) {
-                for (WorkerProcess w : workers) {
-                    Integer code = w.alive() ? null : w.exitCode(1_000);
-                    if (code != null && (code != 0 || reports.isEmpty())) {
-                        throw failure(w, "exited with code " + code + " before reporting every size");
-                    }
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new BenchException("the " + n + " workers did not finish within "
-                            + options.workerTimeout().toSeconds() + " s");
-                }
-                continue;
-            }
+            SizeReport report = next(reports, workers, deadline, "reporting every size");
             List<SizeReport> forSize = bySize.computeIfAbsent(report.bytes(), b -> new ArrayList<>());
             forSize.add(report);
             if (forSize.size() == n) {
-                BenchRow row = BenchRow.of(ALGO, n, options.type().name().toLowerCase(java.util.Locale.ROOT), forSize);
+                BenchRow row = BenchRow.of(algorithm.id(), n, options.type().name().toLowerCase(java.util.Locale.ROOT), forSize);
                 done.add(row);
                 rows.accept(row);
             }
         }
         return done;
+    }
+
+    /** The next item a worker puts in the queue; fails when a worker exits first or the time is up. */
+    private <T> T next(BlockingQueue<T> queue, List<WorkerProcess> workers, long deadline, String what)
+            throws InterruptedException {
+        while (true) {
+            T item = queue.poll(200, TimeUnit.MILLISECONDS);
+            if (item != null) {
+                return item;
+            }
+            for (WorkerProcess w : workers) {
+                Integer code = w.alive() ? null : w.exitCode(1_000);
+                if (code != null && (code != 0 || queue.isEmpty())) {
+                    throw failure(w, "exited with code " + code + " before " + what);
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new BenchException("the " + workers.size() + " workers did not finish within "
+                        + options.workerTimeout().toSeconds() + " s");
+            }
+        }
     }
 
     private static BenchException failure(WorkerProcess w, String what) {

@@ -6,24 +6,35 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What one benchmark worker does: which job it joins and which all-reduces it times. It travels to
  * worker processes as {@code key=value} arguments ({@link #toArgs()}, {@link #parse}).
  *
- * @param config     {@code switchml.*} configuration of the worker (controller, job, rank, workers, ...)
+ * @param config     {@code switchml.*} configuration of the worker (controller, job, rank, workers, ...); the
+ *                   {@code ring} and {@code ps} workers read only {@code switchml.rank}, {@code switchml.workers}
+ *                   and {@code switchml.operationTimeoutMs} from it
  * @param sizes      tensor sizes in bytes, each a multiple of 4
  * @param iterations timed all-reduces per size
  * @param warmup     untimed all-reduces per size before the timed ones
  * @param verify     check the last result of each size against the exact expected value
  * @param type       element type
  * @param seed       seed of the {@link TensorGenerator}
+ * @param algorithm  the all-reduce to run
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
-                         DataType type, long seed) {
+                         DataType type, long seed, BenchAlgorithm algorithm) {
+    /** A {@code switchml} worker. */
+    public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
+                      DataType type, long seed) {
+        this(config, sizes, iterations, warmup, verify, type, seed, BenchAlgorithm.SWITCHML);
+    }
+
     public WorkerPlan {
         config = Map.copyOf(config);
         sizes = List.copyOf(sizes);
+        Objects.requireNonNull(algorithm, "algorithm");
         for (long s : sizes) {
             if (s < 4 || s % 4 != 0 || s / 4 > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("tensor size " + s + " B must be a positive multiple of 4 bytes below 8 GiB");
@@ -38,7 +49,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
     public WorkerPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed);
+        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm);
     }
 
     public List<String> toArgs() {
@@ -54,6 +65,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         args.add("verify=" + verify);
         args.add("type=" + type);
         args.add("seed=" + seed);
+        args.add("algo=" + algorithm.id());
         return args;
     }
 
@@ -74,7 +86,8 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         }
         return new WorkerPlan(config, sizes, Integer.parseInt(required(plan, "iterations")),
                 Integer.parseInt(required(plan, "warmup")), Boolean.parseBoolean(required(plan, "verify")),
-                DataType.valueOf(required(plan, "type")), Long.parseLong(required(plan, "seed")));
+                DataType.valueOf(required(plan, "type")), Long.parseLong(required(plan, "seed")),
+                BenchAlgorithm.named(plan.getOrDefault("algo", BenchAlgorithm.SWITCHML.id())));
     }
 
     private static String required(Map<String, String> plan, String key) {

@@ -14,8 +14,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A benchmark worker in its own JVM: started with this JVM's class path, its reports fed to a
- * queue, its standard error echoed with a rank prefix and its last lines kept for error messages.
+ * A benchmark worker in its own JVM: started with this JVM's class path, its reports (and, for
+ * {@code ring} and {@code ps}, its endpoints) fed to queues, its standard error echoed with a rank
+ * prefix and its last lines kept for error messages. Its standard input stays open until
+ * {@link #send} (ring, ps: the peers' endpoints) and is closed at once for {@code switchml}.
  */
 final class WorkerProcess {
     private static final int KEPT_ERROR_LINES = 20;
@@ -30,8 +32,9 @@ final class WorkerProcess {
         this.process = process;
     }
 
+    /** Starts the worker; {@code endpoints} receives its {@code ENDPOINT} line (ring, ps). */
     static WorkerProcess start(int rank, WorkerPlan plan, long heapBytes, BlockingQueue<SizeReport> reports,
-                               PrintStream errors) {
+                               BlockingQueue<PeerEndpoints.Endpoint> endpoints, PrintStream errors) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx" + Math.max(256, heapBytes >> 20) + "m");
@@ -43,11 +46,16 @@ final class WorkerProcess {
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
         try {
             WorkerProcess worker = new WorkerProcess(rank, builder.start());
-            worker.process.getOutputStream().close();
+            if (plan.algorithm().needsSwitch()) {
+                worker.process.getOutputStream().close();
+            }
             worker.pump("stdout", worker.process.getInputStream(), line -> {
                 SizeReport report = SizeReport.parse(line);
+                PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
                 if (report != null) {
                     reports.add(report);
+                } else if (endpoint != null) {
+                    endpoints.add(endpoint);
                 } else {
                     errors.println("[rank " + rank + "] " + line);
                 }
@@ -59,6 +67,15 @@ final class WorkerProcess {
             return worker;
         } catch (IOException e) {
             throw new IllegalStateException("cannot start worker process " + rank + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes one line to the worker's standard input, then closes it. */
+    void send(String line) {
+        try (var in = process.getOutputStream()) {
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            // the process ended; its exit code and standard error tell why
         }
     }
 

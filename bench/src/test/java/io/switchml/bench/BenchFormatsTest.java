@@ -1,8 +1,11 @@
 package io.switchml.bench;
 
+import io.switchml.client.ReduceOp;
+import io.switchml.collectives.Algorithm;
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 
@@ -10,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-/** Sizes, the worker line protocol, the statistics of a row, and the verifier. */
+/** Sizes, the worker line protocols, algorithm names, the statistics of a row, and the verifiers. */
 class BenchFormatsTest {
     @Test
     void sizesWithUnitsAndRanges() {
@@ -44,6 +47,37 @@ class BenchFormatsTest {
         assertThat(WorkerPlan.parse(plan.toArgs().toArray(new String[0]))).isEqualTo(plan);
         assertThatThrownBy(() -> new WorkerPlan(Map.of(), List.of(6L), 1, 0, false, DataType.FLOAT32, 1))
                 .hasMessageContaining("multiple of 4");
+        WorkerPlan ring = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
+                BenchAlgorithm.RING);
+        assertThat(ring.toArgs()).contains("algo=ring");
+        assertThat(WorkerPlan.parse(ring.toArgs().toArray(new String[0]))).isEqualTo(ring);
+        assertThat(plan.algorithm()).isEqualTo(BenchAlgorithm.SWITCHML);
+    }
+
+    @Test
+    void endpointsSurviveTheirLineFormats() {
+        PeerEndpoints.Endpoint mine = new PeerEndpoints.Endpoint(2, new InetSocketAddress("127.0.0.1", 41000),
+                new InetSocketAddress("127.0.0.1", 41001));
+        assertThat(PeerEndpoints.Endpoint.parse(mine.toLine())).isEqualTo(mine);
+        PeerEndpoints.Endpoint ringRank = new PeerEndpoints.Endpoint(0, new InetSocketAddress("127.0.0.1", 41002), null);
+        assertThat(PeerEndpoints.Endpoint.parse(ringRank.toLine())).isEqualTo(ringRank);
+        assertThat(PeerEndpoints.Endpoint.parse("RESULT rank=0")).isNull();
+
+        PeerEndpoints ps = new PeerEndpoints(List.of(mine.worker(), ringRank.worker()), List.of(mine.server()));
+        assertThat(PeerEndpoints.parse(ps.toLine())).isEqualTo(ps);
+        PeerEndpoints ring = new PeerEndpoints(List.of(mine.worker()), List.of());
+        assertThat(PeerEndpoints.parse(ring.toLine())).isEqualTo(ring);
+        assertThatThrownBy(() -> PeerEndpoints.parse(null)).hasMessageContaining("end of standard input");
+        assertThatThrownBy(() -> PeerEndpoints.parse("hello")).hasMessageContaining("PEERS");
+    }
+
+    @Test
+    void algorithmsByName() {
+        assertThat(BenchAlgorithm.named(" Ring ")).isEqualTo(BenchAlgorithm.RING);
+        assertThat(BenchAlgorithm.named("ps").collective()).isEqualTo(Algorithm.PARAMETER_SERVER);
+        assertThat(BenchAlgorithm.named("switchml").needsSwitch()).isTrue();
+        assertThatThrownBy(() -> BenchAlgorithm.named("allgather"))
+                .hasMessage("unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
     }
 
     @Test
@@ -77,9 +111,48 @@ class BenchFormatsTest {
             generator.fill(r, inputs[r], 0, length);
         }
         float[] result = io.switchml.client.ReferenceAllReduce.floats(inputs, 256, io.switchml.client.ReduceOp.SUM);
-        ResultVerifier verifier = new ResultVerifier(generator, 3, 256);
+        ResultVerifier verifier = ResultVerifier.switchMl(generator, 3, 256);
         assertThat(verifier.firstMismatch(result, length)).isEqualTo(-1);
         result[2999] = Float.intBitsToFloat(Float.floatToRawIntBits(result[2999]) ^ 1);
         assertThat(verifier.firstMismatch(result, length)).isEqualTo(2999);
+    }
+
+    /** Odd lengths across blocks of the verifier (4096) and chunks of the ring, float32 and int32, 1 to 5 ranks. */
+    @Test
+    void theRingAndParameterServerVerifiersAgreeWithTheCollectivesReferences() {
+        TensorGenerator generator = new TensorGenerator(11);
+        for (int n = 1; n <= 5; n++) {
+            for (int length : new int[]{1, 3, 4097, 12_289}) {
+                float[][] floats = new float[n][length];
+                int[][] ints = new int[n][length];
+                for (int r = 0; r < n; r++) {
+                    generator.fill(r, floats[r], 0, length);
+                    generator.fill(r, ints[r], 0, length);
+                }
+                for (Algorithm algorithm : Algorithm.values()) {
+                    ResultVerifier verifier = algorithm == Algorithm.RING ? ResultVerifier.ring(generator, n)
+                            : ResultVerifier.parameterServer(generator, n);
+                    float[] result = algorithm.reference(floats, ReduceOp.SUM);
+                    int[] intResult = algorithm.reference(ints, ReduceOp.SUM);
+                    assertThat(verifier.firstMismatch(result, length)).as("%s n=%d length=%d", algorithm, n, length).isEqualTo(-1);
+                    assertThat(verifier.firstMismatch(intResult, length)).isEqualTo(-1);
+                    int last = length - 1;
+                    result[last] = Float.intBitsToFloat(Float.floatToRawIntBits(result[last]) ^ 1);
+                    intResult[last] ^= 1;
+                    assertThat(verifier.firstMismatch(result, length)).isEqualTo(last);
+                    assertThat(verifier.firstMismatch(intResult, length)).isEqualTo(last);
+                }
+            }
+        }
+        // The ring and the servers add in different orders: with 5 ranks (at least 2 roundings: the generator's values
+        // have 24 bits, so sums of 3 are rounded once) some results differ, and each verifier accepts only its own.
+        float[][] five = new float[5][12_289];
+        for (int r = 0; r < 5; r++) {
+            generator.fill(r, five[r], 0, five[r].length);
+        }
+        float[] ps = Algorithm.PARAMETER_SERVER.reference(five, ReduceOp.SUM);
+        float[] ring = Algorithm.RING.reference(five, ReduceOp.SUM);
+        assertThat(ResultVerifier.ring(generator, 5).firstMismatch(ps, ps.length)).isNotNegative();
+        assertThat(ResultVerifier.parameterServer(generator, 5).firstMismatch(ring, ring.length)).isNotNegative();
     }
 }

@@ -2,6 +2,8 @@ package io.switchml.bench;
 
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -13,13 +15,21 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
-/** The benchmark end to end: an embedded switch and worker JVM processes, results verified exactly. */
+/**
+ * The benchmark end to end: worker JVM processes through an embedded switch or the ring and parameter-server
+ * baselines, results verified exactly.
+ */
 class BenchRunnerTest {
     private final ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
     private BenchOptions options(List<Integer> workers, List<Long> sizes, DataType type, Map<String, String> config) {
         return new BenchOptions(workers, sizes, 2, 1, true, type, null, config, 1, 3, Duration.ofMinutes(3));
+    }
+
+    private BenchOptions options(List<Integer> workers, List<Long> sizes, DataType type, List<BenchAlgorithm> algorithms) {
+        return new BenchOptions(workers, sizes, 2, 1, true, type, null, Map.of(), 1, 3, Duration.ofMinutes(3), 0, algorithms);
     }
 
     @Test
@@ -45,6 +55,27 @@ class BenchRunnerTest {
                 new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).extracting(BenchRow::verified).containsExactly(true, true);
         assertThat(rows).extracting(BenchRow::type).containsOnly("int32");
+    }
+
+    /** 1 element (fewer than ranks), 257 (odd, not a multiple of 3), 2^18 + 1 (chunks over several segments). */
+    @ParameterizedTest
+    @EnumSource(value = DataType.class, names = {"FLOAT32", "INT32"})
+    void ringAndParameterServerWorkerProcessesGetTheirReferenceResultsWithoutASwitch(DataType type) throws Exception {
+        List<Long> sizes = List.of(4L, 1028L, (1L << 20) + 4);
+        List<BenchRow> rows = new BenchRunner(options(List.of(1, 3), sizes, type, List.of(BenchAlgorithm.RING, BenchAlgorithm.PS)),
+                new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(rows).hasSize(12).allSatisfy(r -> {
+            assertThat(r.verified()).as("%s", r).isTrue();
+            assertThat(r.retransmissions()).isZero();
+            assertThat(r.type()).isEqualTo(type.name().toLowerCase(java.util.Locale.ROOT));
+        });
+        assertThat(rows).extracting(BenchRow::algo, BenchRow::workers, BenchRow::bytes).containsExactly(
+                tuple("ring", 1, 4L), tuple("ring", 1, 1028L), tuple("ring", 1, (1L << 20) + 4),
+                tuple("ps", 1, 4L), tuple("ps", 1, 1028L), tuple("ps", 1, (1L << 20) + 4),
+                tuple("ring", 3, 4L), tuple("ring", 3, 1028L), tuple("ring", 3, (1L << 20) + 4),
+                tuple("ps", 3, 4L), tuple("ps", 3, 1028L), tuple("ps", 3, (1L << 20) + 4));
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("starting 3 worker process(es): ps")
+                .doesNotContain("embedded switch");
     }
 
     @Test

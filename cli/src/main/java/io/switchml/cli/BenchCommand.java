@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.bench.BenchAlgorithm;
 import io.switchml.bench.BenchOptions;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
@@ -10,14 +11,22 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** Benchmarks all-reduce with worker processes on this host. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmark all-reduce: an embedded switch (or --controller) and N worker processes on this host.")
+        description = "Benchmark all-reduce: N worker processes on this host, through an embedded switch (or --controller)"
+                + " and/or the ring and parameter-server baselines.")
 final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--algo", split = ",", defaultValue = "switchml",
+            description = "Algorithm(s) measured in the same run with the same tensors: switchml (in-network aggregation),"
+                    + " ring (ring all-reduce over TCP), ps (parameter servers over TCP, one in each worker process),"
+                    + " e.g. switchml,ring,ps (default: ${DEFAULT-VALUE}). ring and ps need no switch.")
+    List<String> algorithms;
+
     @Option(names = "--workers", split = ",", defaultValue = "4", description = "Worker count(s), e.g. 2,4 (default: ${DEFAULT-VALUE}).")
     List<Integer> workers;
 
@@ -67,8 +76,16 @@ final class BenchCommand implements Callable<Integer> {
         putIfSet(settings, SwitchMLConfig.Key.FAULT_DROP_RATE, faultDrop);
         putIfSet(settings, SwitchMLConfig.Key.FAULT_DUPLICATE_RATE, faultDuplicate);
         putIfSet(settings, SwitchMLConfig.Key.FAULT_MAX_DELAY_MICROS, faultDelayMicros);
+        List<BenchAlgorithm> algos = new ArrayList<>();
+        for (String name : algorithms) {
+            try {
+                algos.add(BenchAlgorithm.named(name));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--algo: " + e.getMessage(), e);
+            }
+        }
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
-                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, drop);
+                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, drop, algos);
         PrintStream out = System.out;
         if (!json) {
             out.println(BenchRow.tableHeader());

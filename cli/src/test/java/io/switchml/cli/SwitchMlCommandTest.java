@@ -40,6 +40,21 @@ class SwitchMlCommandTest {
     }
 
     @Test
+    void benchMeasuresEveryAlgorithmWithTheSameTensors() {
+        String out = run("bench", "--algo", "switchml,ring,ps", "--workers", "2", "--size", "4KiB,1028B", "--iters", "2",
+                "--warmup", "0", "--verify", "--format", "json");
+        String[] lines = out.strip().split("\n");
+        assertThat(lines).hasSize(6).allSatisfy(l -> assertThat(l).startsWith("{").contains("\"workers\": 2",
+                "\"verified\": true"));
+        for (int i = 0; i < 6; i++) {
+            String algo = new String[]{"switchml", "ring", "ps"}[i / 2];
+            assertThat(lines[i]).contains("\"algo\": \"" + algo + "\"", "\"bytes\": " + (i % 2 == 0 ? 4096 : 1028));
+        }
+        assertThat(lines[2]).contains("\"retransmissions\": 0");
+        assertThat(lines[4]).contains("\"retransmissions\": 0");
+    }
+
+    @Test
     void benchAgainstARunningSwitchPrintsATable() {
         try (AggregationService service = AggregationService.start(
                 new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0)) {
@@ -62,5 +77,7 @@ class SwitchMlCommandTest {
         assertThat(err.toString()).contains("not a positive multiple of 4 bytes");
         assertThat(cl.execute("bench", "--format", "xml")).isNotZero();
         assertThat(err.toString()).contains("--format must be table or json");
+        assertThat(cl.execute("bench", "--algo", "switchml,allgather")).isNotZero();
+        assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
     }
 }

@@ -47,6 +47,15 @@ class BlockQuantizerTest {
      * A random representable block: one of several shapes, so that the exponents of different
      * workers differ, blocks hit their own maximum, and zeros and subnormals appear.
      */
+    /** n workers' random blocks of k elements (see {@link #randomBlock}). */
+    private static float[][] randomBlocks(SplittableRandom rnd, int n, int k) {
+        float[][] blocks = new float[n][];
+        for (int w = 0; w < n; w++) {
+            blocks[w] = randomBlock(rnd, k);
+        }
+        return blocks;
+    }
+
     private static float[] randomBlock(SplittableRandom rnd, int k) {
         float[] x = new float[k];
         int shape = rnd.nextInt(6);
@@ -313,10 +322,7 @@ class BlockQuantizerTest {
             @ForAll @IntRange(min = 1, max = 48) int k,
             @ForAll long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        float[][] blocks = new float[n][];
-        for (int w = 0; w < n; w++) {
-            blocks[w] = randomBlock(rnd, k);
-        }
+        float[][] blocks = randomBlocks(rnd, n, k);
         int eMax = eMaxOf(blocks);
         double scale = BlockQuantizer.scale(eMax, n);
         int maxTerm = BlockQuantizer.maxTerm(n);
@@ -413,10 +419,7 @@ class BlockQuantizerTest {
             @ForAll @IntRange(min = 1, max = 16) int k,
             @ForAll long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        float[][] blocks = new float[n][];
-        for (int w = 0; w < n; w++) {
-            blocks[w] = randomBlock(rnd, k);
-        }
+        float[][] blocks = randomBlocks(rnd, n, k);
         int eMax = eMaxOf(blocks);
         double scale = BlockQuantizer.scale(eMax, n);
         int[][] q = quantizeAll(blocks, scale);
@@ -491,10 +494,7 @@ class BlockQuantizerTest {
             @ForAll @IntRange(min = 1, max = 32) int k,
             @ForAll long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        float[][] blocks = new float[n][];
-        for (int w = 0; w < n; w++) {
-            blocks[w] = randomBlock(rnd, k);
-        }
+        float[][] blocks = randomBlocks(rnd, n, k);
         int[] reference = switchSum(blocks, identityOrder(n));
         int[] referenceBits = resultBits(blocks, reference);
         for (int round = 0; round < 5; round++) {

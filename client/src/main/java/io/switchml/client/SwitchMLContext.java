@@ -7,7 +7,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
-import io.switchml.controller.proto.DiagnoseResponse;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
@@ -23,12 +22,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,8 +55,6 @@ import java.util.function.Supplier;
  */
 public final class SwitchMLContext implements AllReduce {
     private static final Logger LOG = LoggerFactory.getLogger(SwitchMLContext.class);
-    /** How long a timed-out all-reduce waits for the controller's diagnosis of the missing ranks. */
-    private static final Duration DIAGNOSIS_DEADLINE = Duration.ofSeconds(2);
     /** How long a failed barrier or broadcast waits for the watch to say the job was lost. */
     private static final long JOB_FAILURE_WAIT_MS = 1_000;
 
@@ -84,8 +78,7 @@ public final class SwitchMLContext implements AllReduce {
     /** Completed when the job is lost: a rank died, or the controller went away. */
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
     private volatile Runnable cancelWatch;
-    /** What the controller said about the first timeout; null before one. Guarded by this. */
-    private CompletableFuture<Diagnosis> timeoutDiagnosis;
+    private final StallDiagnosis stallDiagnosis;
 
     private SwitchMLContext(SwitchMLConfig config, ControlPlaneClient control, EventLoopGroup loops,
                             List<Channel> channels, JoinResponse joined, InetAddress switchAddress) {
@@ -95,6 +88,7 @@ public final class SwitchMLContext implements AllReduce {
         this.channels = channels;
         this.jobNumber = joined.getJobNumber();
         this.jobId = joined.getJobId();
+        this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
         this.switchEndpoints = new InetSocketAddress[config.threads()];
         for (int t = 0; t < config.threads(); t++) {
             int port = joined.getSwitchPorts(t % joined.getSwitchPortsCount());
@@ -296,7 +290,7 @@ public final class SwitchMLContext implements AllReduce {
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
             lanes.get(t).submit(new LaneTask(operation, from, to, k, config.slotsPerThread()));
         }
-        return operation.future.exceptionallyCompose(this::explain);
+        return operation.future.exceptionallyCompose(stallDiagnosis::explain);
     }
 
     /** Opens this rank's watch and waits until the controller has registered it. */
@@ -367,53 +361,6 @@ public final class SwitchMLContext implements AllReduce {
             return new SwitchUnavailableException(u);
         }
         return new SwitchMLException(first.getMessage(), first);
-    }
-
-    /** What the controller said about the ranks the switch is waiting for. */
-    private record Diagnosis(String text, List<Integer> missingRanks) {
-    }
-
-    /** A timed-out all-reduce's error, completed with what the controller can tell about the missing ranks. */
-    private CompletionStage<Void> explain(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        if (!(cause instanceof AllReduceTimeoutException timeout)) {
-            return CompletableFuture.failedFuture(cause);
-        }
-        return timeoutDiagnosis().thenCompose(d -> CompletableFuture.failedFuture(
-                new AllReduceTimeoutException(timeout.getMessage() + " " + d.text(), d.missingRanks(), timeout)));
-    }
-
-    /** Asks the controller once, for the first timeout; every operation failed by it gets the same answer. */
-    private synchronized CompletableFuture<Diagnosis> timeoutDiagnosis() {
-        if (timeoutDiagnosis == null) {
-            timeoutDiagnosis = control.diagnose(jobNumber, jobId, DIAGNOSIS_DEADLINE).handle((d, error) -> error == null
-                    ? diagnosis(d)
-                    : new Diagnosis("The controller at " + control.address() + " could not be asked which ranks the switch"
-                    + " is waiting for (" + ControlPlaneClient.describe(error) + ").", List.of()));
-        }
-        return timeoutDiagnosis;
-    }
-
-    private Diagnosis diagnosis(DiagnoseResponse d) {
-        if (!d.getKnown()) {
-            return new Diagnosis("Asked which ranks are missing, the controller at " + control.address()
-                    + " no longer knows job number " + jobNumber + " (it ended, or the switch restarted).", List.of());
-        }
-        StringBuilder text = new StringBuilder();
-        if (!d.getAbortedReason().isEmpty()) {
-            text.append("The controller aborted the job: ").append(d.getAbortedReason()).append('.');
-        } else if (d.getMissingRanksCount() > 0) {
-            text.append("Missing ranks: the switch is still waiting for rank(s) ").append(d.getMissingRanksList())
-                    .append(", which have not contributed to ").append(d.getIncompleteSlots())
-                    .append(" slot(s) in progress (as far as the switch can tell: it reads its registers while it runs).");
-        } else {
-            text.append("Missing ranks: none; the switch holds no unfinished round of this job, so this worker's packets"
-                    + " may not reach the switch, or its results may not come back.");
-        }
-        if (d.getLeftRanksCount() > 0) {
-            text.append(" Rank(s) ").append(d.getLeftRanksList()).append(" already left the job.");
-        }
-        return new Diagnosis(text.toString(), d.getMissingRanksList());
     }
 
     private void laneFailed(RuntimeException error) {

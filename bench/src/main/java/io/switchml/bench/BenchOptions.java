@@ -18,10 +18,22 @@ import java.util.Map;
  *                      each result on departure (0: off); only with the embedded switch
  * @param algorithms    the algorithms to measure, each with the same worker counts, sizes and tensors; the switch
  *                      (controller, embedded switch, drops, worker settings) concerns {@code switchml} only
+ * @param rack          run in the emulated rack ({@link Rack}, needs root): the switch and every worker in their own
+ *                      network namespaces behind shaped links; null runs everything on this host's loopback. Its
+ *                      worker count must cover the largest of {@code workers}
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
-                           long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms) {
+                           long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms,
+                           Rack.Spec rack) {
+    /** On this host, without the rack. */
+    public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                        DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                        long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms) {
+        this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
+                dropProbability, algorithms, null);
+    }
+
     /** Only {@code switchml}. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
@@ -59,6 +71,20 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         if (dropProbability > 0 && controller != null) {
             throw new IllegalArgumentException("switch drops need the embedded switch; start the running switch with"
                     + " --ingress-drop and --egress-drop instead");
+        }
+        if (rack != null) {
+            if (controller != null) {
+                throw new IllegalArgumentException("the rack starts its own switch in its switch namespace; drop --controller");
+            }
+            if (dropProbability > 0) {
+                throw new IllegalArgumentException("in the rack, drops are the rack's nftables drops (Rack.Spec), not the"
+                        + " embedded switch's");
+            }
+            int most = workers.stream().mapToInt(Integer::intValue).max().orElse(0);
+            if (rack.workers() < most) {
+                throw new IllegalArgumentException("the rack has " + rack.workers() + " worker namespaces but the bench"
+                        + " runs up to " + most + " workers");
+            }
         }
     }
 }

@@ -13,9 +13,21 @@ import java.util.Locale;
  *
  * @param verified true when every worker's result matched the exact expected value and all were
  *                 bit-identical; null when verification was not asked for
+ * @param rateBps  the emulated rack's line rate in bit/s ({@code "rate_bps"} in JSON); null outside the rack
  */
 public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
-                       double maxMs, long retransmissions, Boolean verified) {
+                       double maxMs, long retransmissions, Boolean verified, Long rateBps) {
+    /** A row measured outside the rack. */
+    public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
+                    double maxMs, long retransmissions, Boolean verified) {
+        this(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified, null);
+    }
+
+    /** The same row, measured in a rack with links of this rate. */
+    public BenchRow withRate(long bitsPerSecond) {
+        return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
+                bitsPerSecond);
+    }
 
     /** Builds the row from every rank's report of one size. */
     public static BenchRow of(String algo, int workers, String type, List<SizeReport> reports) {
@@ -61,9 +73,9 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         return String.format(Locale.ROOT, "{\"algo\": \"%s\", \"workers\": %d, \"bytes\": %d, \"type\": \"%s\", "
                         + "\"iterations\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
                         + "\"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f, \"goodput_gbps\": %.4f, \"ate_per_s\": %.4e, "
-                        + "\"retransmissions\": %d, \"verified\": %s}",
+                        + "\"retransmissions\": %d, \"verified\": %s%s}",
                 algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, algbwGbps(), busbwGbps(), algbwGbps(),
-                atePerSecond(), retransmissions, verified);
+                atePerSecond(), retransmissions, verified, rateBps == null ? "" : ", \"rate_bps\": " + rateBps);
     }
 
     public static String tableHeader() {

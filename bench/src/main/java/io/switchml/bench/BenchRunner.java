@@ -36,6 +36,9 @@ public final class BenchRunner {
     }
 
     public List<BenchRow> run(Consumer<BenchRow> rows) throws InterruptedException {
+        if (options.rack() != null) {
+            return runInRack(rows);
+        }
         AggregationService embedded = null;
         String controller = options.controller();
         boolean needsSwitch = options.algorithms().stream().anyMatch(BenchAlgorithm::needsSwitch);
@@ -49,13 +52,7 @@ public final class BenchRunner {
                     + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability() + " of packets and of results" : ""));
         }
         try {
-            List<BenchRow> all = new ArrayList<>();
-            for (int n : options.workers()) {
-                for (BenchAlgorithm algorithm : options.algorithms()) {
-                    all.addAll(runWorkers(algorithm, controller, n, rows));
-                }
-            }
-            return all;
+            return runAll(controller, null, rows);
         } finally {
             if (embedded != null) {
                 embedded.close();
@@ -63,8 +60,110 @@ public final class BenchRunner {
         }
     }
 
-    private List<BenchRow> runWorkers(BenchAlgorithm algorithm, String controller, int n, Consumer<BenchRow> rows)
-            throws InterruptedException {
+    private List<BenchRow> runAll(String controller, Rack rack, Consumer<BenchRow> rows) throws InterruptedException {
+        List<BenchRow> all = new ArrayList<>();
+        for (int n : options.workers()) {
+            for (BenchAlgorithm algorithm : options.algorithms()) {
+                all.addAll(runWorkers(algorithm, controller, rack, n, rows));
+            }
+        }
+        return all;
+    }
+
+    /**
+     * The emulated rack: builds it, starts the switch ({@link #SWITCH_MAIN} {@code switch}) in its switch namespace
+     * when an algorithm needs one, runs every worker in its own namespace, and removes it all afterwards.
+     */
+    private List<BenchRow> runInRack(Consumer<BenchRow> rows) throws InterruptedException {
+        Rack.Spec spec = options.rack();
+        try (Rack rack = Rack.create(spec)) {
+            progress.println("emulated rack " + rack.prefix() + ": " + spec.describe());
+            String controller = null;
+            Process sw = null;
+            try {
+                if (options.algorithms().stream().anyMatch(BenchAlgorithm::needsSwitch)) {
+                    sw = startSwitch(rack);
+                    controller = Rack.SWITCH_ADDRESS + ":" + RACK_CONTROLLER_PORT;
+                }
+                long rate = spec.rateBps();
+                return runAll(controller, rack, row -> rows.accept(row.withRate(rate)))
+                        .stream().map(row -> row.withRate(rate)).toList();
+            } finally {
+                if (sw != null) {
+                    sw.descendants().forEach(ProcessHandle::destroyForcibly);
+                    sw.destroyForcibly();
+                    sw.waitFor(10, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    /** The main class of the {@code switchml} command (module cli, which depends on this one). */
+    static final String SWITCH_MAIN = "io.switchml.cli.SwitchMlCommand";
+    static final int RACK_SWITCH_PORT = 0xBEE0;
+    static final int RACK_CONTROLLER_PORT = 50099;
+    private static final String SWITCH_READY = "switchml switch ready";
+
+    private Process startSwitch(Rack rack) throws InterruptedException {
+        List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace()));
+        command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+                SWITCH_MAIN, "switch", "--bind", Rack.SWITCH_ADDRESS, "--controller-bind", Rack.SWITCH_ADDRESS,
+                "--port", String.valueOf(RACK_SWITCH_PORT), "--ports", String.valueOf(options.switchPorts()),
+                "--controller-port", String.valueOf(RACK_CONTROLLER_PORT)));
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            throw new BenchException("cannot start the rack's switch (" + String.join(" ", command) + "): " + e.getMessage());
+        }
+        try {
+            p.getOutputStream().close();
+        } catch (java.io.IOException ignored) {
+            // it reads nothing
+        }
+        java.util.concurrent.CompletableFuture<Boolean> ready = new java.util.concurrent.CompletableFuture<>();
+        java.util.Deque<String> last = new java.util.concurrent.ConcurrentLinkedDeque<>();
+        Thread pump = new Thread(() -> {
+            try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                    java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (line.contains(SWITCH_READY)) {
+                        progress.println("[switch] " + line);
+                        ready.complete(true);
+                    } else {
+                        progress.println("[switch] " + line);
+                        last.addLast(line);
+                        if (last.size() > 20) {
+                            last.pollFirst();
+                        }
+                    }
+                }
+            } catch (java.io.IOException ignored) {
+                // the switch ended
+            }
+            ready.complete(false);
+        }, "rack-switch-output");
+        pump.setDaemon(true);
+        pump.start();
+        boolean ok;
+        try {
+            ok = ready.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            ok = false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            ok = false;
+        }
+        if (!ok) {
+            p.destroyForcibly();
+            throw new BenchException("the rack's switch did not get ready within 60 s (" + String.join(" ", command)
+                    + "):\n" + String.join("\n", last));
+        }
+        return p;
+    }
+
+    private List<BenchRow> runWorkers(BenchAlgorithm algorithm, String controller, Rack rack, int n,
+                                      Consumer<BenchRow> rows) throws InterruptedException {
         Map<String, String> config = new LinkedHashMap<>(options.workerConfig());
         if (algorithm.needsSwitch()) {
             config.put(SwitchMLConfig.Key.CONTROLLER.property(), controller);
@@ -82,7 +181,13 @@ public final class BenchRunner {
         try {
             for (int r = 0; r < n; r++) {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
-                workers.add(WorkerProcess.start(r, mine, 2 * maxBytes + (256L << 20), reports, endpoints, progress));
+                List<String> prefix = List.of();
+                if (rack != null) {
+                    mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
+                    prefix = Rack.inNamespace(rack.workerNamespace(r));
+                }
+                workers.add(WorkerProcess.start(prefix, r, mine, 2 * maxBytes + (256L << 20), reports, endpoints,
+                        progress));
             }
             if (!algorithm.needsSwitch()) {
                 introduce(workers, endpoints, deadline);

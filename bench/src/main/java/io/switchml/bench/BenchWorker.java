@@ -32,7 +32,10 @@ import java.util.function.Supplier;
  * {@link SizeReport} line per size.
  */
 public final class BenchWorker {
-    /** Where {@code ring} and {@code ps} workers listen: the bench runs every worker on this host. */
+    /**
+     * Where {@code ring} and {@code ps} workers listen unless {@code switchml.localAddress} names an address (the
+     * rack: the worker's namespace address, so the baselines cross the same shaped links as {@code switchml}).
+     */
     static final String LOCAL_HOST = "127.0.0.1";
 
     /** How a {@code ring} or {@code ps} worker tells the bench its endpoints and learns every rank's. */
@@ -110,7 +113,8 @@ public final class BenchWorker {
         int rank = intSetting(SwitchMLConfig.Key.RANK);
         int workers = intSetting(SwitchMLConfig.Key.WORKERS);
         boolean ps = plan.algorithm() == BenchAlgorithm.PS;
-        InetSocketAddress ephemeral = new InetSocketAddress(LOCAL_HOST, 0);
+        String local = plan.config().get(SwitchMLConfig.Key.LOCAL_ADDRESS.property());
+        InetSocketAddress ephemeral = new InetSocketAddress(local == null || local.isBlank() ? LOCAL_HOST : local.trim(), 0);
         Listener worker = Listener.bind(ephemeral);
         Listener server = null;
         try {

@@ -35,7 +35,17 @@ final class WorkerProcess {
     /** Starts the worker; {@code endpoints} receives its {@code ENDPOINT} line (ring, ps). */
     static WorkerProcess start(int rank, WorkerPlan plan, long heapBytes, BlockingQueue<SizeReport> reports,
                                BlockingQueue<PeerEndpoints.Endpoint> endpoints, PrintStream errors) {
-        List<String> command = new ArrayList<>();
+        return start(List.of(), rank, plan, heapBytes, reports, endpoints, errors);
+    }
+
+    /**
+     * Starts the worker behind a command prefix (the rack: {@code ip netns exec NS}, which execs the JVM in the
+     * namespace, so this process is the worker's JVM itself).
+     */
+    static WorkerProcess start(List<String> prefix, int rank, WorkerPlan plan, long heapBytes,
+                               BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
+                               PrintStream errors) {
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx" + Math.max(256, heapBytes >> 20) + "m");
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");

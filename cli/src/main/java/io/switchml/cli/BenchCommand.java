@@ -4,6 +4,7 @@ import io.switchml.bench.BenchAlgorithm;
 import io.switchml.bench.BenchOptions;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
+import io.switchml.bench.Rack;
 import io.switchml.client.SwitchMLConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,8 +48,21 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--drop", defaultValue = "0",
             description = "Probability that the embedded switch drops each packet on arrival and each result on departure"
-                    + " (its drop simulator), e.g. 0.001 (default: ${DEFAULT-VALUE}).")
+                    + " (its drop simulator), e.g. 0.001 (default: ${DEFAULT-VALUE}). With --rack: probability that"
+                    + " nftables drops each UDP packet on every receiving side (each worker, the switch), in [0, 1).")
     double drop;
+
+    @Option(names = "--rack", description = "Run in the emulated rack (needs root): the switch and every worker in their"
+            + " own network namespace, joined through a bridge by veth links shaped with tc tbf to --rate; the ring and"
+            + " ps baselines cross the same links. Every JSON row carries rate_bps. Removes everything afterwards.")
+    boolean rack;
+
+    @Option(names = "--rate", description = "With --rack: the line rate of every link, a tc rate such as 500mbit, 1gbit"
+            + " (required with --rack).")
+    String rate;
+
+    @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
+    int mtu;
 
     @Option(names = "--fault-drop", description = "Workers drop each datagram they send or receive with this probability"
             + " (fault injection; switchml.faultDropRate).")
@@ -84,10 +98,28 @@ final class BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--algo: " + e.getMessage(), e);
             }
         }
+        Rack.Spec rackSpec = null;
+        double switchDrop = drop;
+        if (rack) {
+            if (rate == null) {
+                throw new IllegalArgumentException("--rack needs --rate, e.g. --rate 500mbit");
+            }
+            int most = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
+            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop);
+            switchDrop = 0;
+        } else if (rate != null) {
+            throw new IllegalArgumentException("--rate needs --rack");
+        }
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
-                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, drop, algos);
+                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec);
+        if (rack) {
+            Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
+        }
         PrintStream out = System.out;
         if (!json) {
+            if (rackSpec != null) {
+                out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
+            }
             out.println(BenchRow.tableHeader());
         }
         List<BenchRow> rows = new BenchRunner(options, System.err).run(row -> {

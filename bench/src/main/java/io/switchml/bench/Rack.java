@@ -1,0 +1,349 @@
+package io.switchml.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The emulated rack of DESIGN.md section 7, built from Java with {@code ip}, {@code tc} and {@code nft} (the same
+ * topology as {@code bench/rack/rack.sh}): one network namespace per worker and one for the switch, joined by veth
+ * pairs to a Linux bridge in the switch namespace (a flat L2 segment, so worker-to-worker traffic crosses the
+ * sender's uplink and the receiver's downlink). Both ends of every veth are shaped with tbf at the line rate, with a
+ * burst of max(rate x 1 ms, 128 KiB), 20 ms of queue on the worker side (a NIC pushes back rather than drops) and
+ * 5 ms on a switch port. Optionally every receiving side (each worker, the switch's own address) drops a fraction of
+ * incoming UDP packets with nftables ({@code numgen random}). Names are unique per run (the JVM's pid and a counter),
+ * every command is checked, and {@link #close()} (also run by a JVM shutdown hook, so Ctrl-C cleans up) kills what
+ * still runs in the namespaces and deletes them, which removes their veth ends too. Needs root.
+ */
+public final class Rack implements AutoCloseable {
+    /** The subnet of the rack: worker i is {@code .(i+1)}, the switch {@code .254}. */
+    static final String SUBNET = "10.77.0";
+    /** The switch's address inside the rack. */
+    public static final String SWITCH_ADDRESS = SUBNET + ".254";
+    /** Queue latency of a worker's NIC and of a switch port (DESIGN.md section 7). */
+    static final String WORKER_LATENCY = "20ms";
+    static final String SWITCH_LATENCY = "5ms";
+    /** The smallest tbf burst that keeps GSO sends whole. */
+    static final long MIN_BURST_BYTES = 128 << 10;
+    /** Resolution of the nftables drop rule: {@code numgen random mod 1000000 < p x 1e6}. */
+    static final int DROP_RESOLUTION = 1_000_000;
+    static final int MAX_WORKERS = 200;
+
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)([kmg]?)(bit|bps)?");
+
+    /**
+     * How to build a rack.
+     *
+     * @param workers         worker namespaces, 1..200
+     * @param rateBps         line rate of every link, in bit/s
+     * @param mtu             MTU of every link and the bridge
+     * @param dropProbability probability that each UDP packet is dropped on each receiving side (0: no nftables)
+     */
+    public record Spec(int workers, long rateBps, int mtu, double dropProbability) {
+        public Spec {
+            if (workers < 1 || workers > MAX_WORKERS) {
+                throw new IllegalArgumentException("a rack has 1.." + MAX_WORKERS + " workers, not " + workers);
+            }
+            if (rateBps < 8_000) {
+                throw new IllegalArgumentException("the rack's rate must be at least 8kbit, not " + rateBps + " bit/s");
+            }
+            if (mtu < 1280 || mtu > 65_535) {
+                throw new IllegalArgumentException("the rack's MTU must be in 1280..65535, not " + mtu);
+            }
+            if (!(dropProbability >= 0 && dropProbability < 1)) {
+                throw new IllegalArgumentException("the rack's drop probability must be in [0, 1), not " + dropProbability);
+            }
+            if (dropProbability > 0 && Math.round(dropProbability * DROP_RESOLUTION) == 0) {
+                throw new IllegalArgumentException("the rack's drop probability " + dropProbability + " is below its"
+                        + " resolution, " + 1.0 / DROP_RESOLUTION);
+            }
+        }
+
+        /** The tbf burst: max(rate x 1 ms, 128 KiB), in bytes. */
+        public long burstBytes() {
+            return Math.max(rateBps / 8 / 1000, MIN_BURST_BYTES);
+        }
+
+        public Spec withWorkers(int n) {
+            return new Spec(n, rateBps, mtu, dropProbability);
+        }
+
+        public String describe() {
+            return workers + " workers, links " + rateBps + " bit/s (tbf burst " + burstBytes() + " B), MTU " + mtu
+                    + (dropProbability > 0 ? ", UDP drop probability " + dropProbability + " per receiving side" : "");
+        }
+    }
+
+    private final Spec spec;
+    private final String prefix;
+    private final List<String> namespaces = new ArrayList<>();
+    private final Thread hook;
+    private boolean closed;
+
+    private Rack(Spec spec, String prefix) {
+        this.spec = spec;
+        this.prefix = prefix;
+        this.hook = new Thread(this::close, "switchml-rack-cleanup");
+    }
+
+    /** A tc rate ({@code 500mbit}, {@code 1gbit}, {@code 100mbps} = bytes/s, a plain number = bit/s) in bit/s. */
+    public static long parseRate(String rate) {
+        Matcher m = rate == null ? null : RATE.matcher(rate.trim().toLowerCase(Locale.ROOT));
+        if (m == null || !m.matches()) {
+            throw new IllegalArgumentException("cannot read the rate '" + rate + "'; write e.g. 500mbit, 1gbit or 100mbps"
+                    + " (bytes/s)");
+        }
+        double v = Double.parseDouble(m.group(1)) * switch (m.group(2)) {
+            case "k" -> 1e3;
+            case "m" -> 1e6;
+            case "g" -> 1e9;
+            default -> 1;
+        };
+        return Math.round("bps".equals(m.group(3)) ? v * 8 : v);
+    }
+
+    /** Fails with a clear message unless {@code euid} is root's. */
+    public static void requireRoot(long euid) {
+        if (euid != 0) {
+            throw new BenchException("the emulated rack (--rack) needs root to create network namespaces, veth pairs and"
+                    + " tc/nftables rules; this process runs as uid " + euid + " (try sudo)");
+        }
+    }
+
+    /** This process's effective uid, from /proc/self/status; -1 when unknown. */
+    public static long effectiveUid() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return Long.parseLong(line.substring(4).trim().split("\\s+")[1]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or unreadable: unknown
+        }
+        return -1;
+    }
+
+    /** Checks root and the tools, then builds the rack; on any failure removes what it built. */
+    public static Rack create(Spec spec) {
+        requireRoot(effectiveUid());
+        requireTool("ip", "iproute2", "-V");
+        requireTool("tc", "iproute2", "-V");
+        if (spec.dropProbability() > 0) {
+            requireTool("nft", "nftables", "--version");
+        }
+        // Interface names have at most 15 characters: "sml" + pid (<= 7 digits) + run letter + "a" + index.
+        int run = RUNS.getAndIncrement();
+        String prefix = "sml" + ProcessHandle.current().pid() + (char) ('a' + run % 26);
+        Rack rack = new Rack(spec, prefix);
+        Runtime.getRuntime().addShutdownHook(rack.hook);
+        try {
+            rack.build();
+            return rack;
+        } catch (RuntimeException e) {
+            rack.close();
+            throw e;
+        }
+    }
+
+    private static void requireTool(String tool, String pkg, String versionFlag) {
+        try {
+            Process p = new ProcessBuilder(tool, versionFlag).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            p.waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new BenchException("the emulated rack needs '" + tool + "', which is missing (apt-get install " + pkg
+                    + "): " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BenchException("interrupted while looking for " + tool);
+        }
+    }
+
+    private void build() {
+        String sw = switchNamespace();
+        addNamespace(sw);
+        run("ip", "-n", sw, "link", "set", "lo", "up");
+        run("ip", "-n", sw, "link", "add", "br0", "type", "bridge");
+        run("ip", "-n", sw, "link", "set", "br0", "mtu", String.valueOf(spec.mtu()), "up");
+        run("ip", "-n", sw, "addr", "add", SWITCH_ADDRESS + "/24", "dev", "br0");
+        dropUdp(sw);
+        for (int i = 0; i < spec.workers(); i++) {
+            String ns = workerNamespace(i);
+            String a = prefix + "a" + i;
+            String b = prefix + "b" + i;
+            addNamespace(ns);
+            run("ip", "-n", ns, "link", "set", "lo", "up");
+            try {
+                run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
+                        String.valueOf(spec.mtu()));
+                run("ip", "link", "set", a, "netns", ns);
+                run("ip", "link", "set", b, "netns", sw);
+            } catch (RuntimeException e) {
+                runQuietly("ip", "link", "del", a); // still in this namespace: no namespace deletion would remove it
+                throw e;
+            }
+            run("ip", "-n", ns, "link", "set", a, "name", "eth0");
+            run("ip", "-n", sw, "link", "set", b, "name", "p" + i);
+            run("ip", "-n", ns, "addr", "add", workerAddress(i) + "/24", "dev", "eth0");
+            run("ip", "-n", ns, "link", "set", "eth0", "up");
+            run("ip", "-n", sw, "link", "set", "p" + i, "master", "br0", "up");
+            shape(ns, "eth0", WORKER_LATENCY);
+            shape(sw, "p" + i, SWITCH_LATENCY);
+            dropUdp(ns);
+        }
+    }
+
+    private void addNamespace(String ns) {
+        run("ip", "netns", "add", ns);
+        namespaces.add(ns);
+    }
+
+    private void shape(String ns, String dev, String latency) {
+        run("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", spec.rateBps() + "bit",
+                "burst", String.valueOf(spec.burstBytes()), "latency", latency);
+    }
+
+    private void dropUdp(String ns) {
+        if (spec.dropProbability() <= 0) {
+            return;
+        }
+        long threshold = Math.round(spec.dropProbability() * DROP_RESOLUTION);
+        String rules = "table inet rack {\n  chain input {\n    type filter hook input priority 0; policy accept;\n"
+                + "    meta l4proto udp numgen random mod " + DROP_RESOLUTION + " < " + threshold + " drop\n  }\n}\n";
+        runWithInput(rules, "ip", "netns", "exec", ns, "nft", "-f", "-");
+    }
+
+    public Spec spec() {
+        return spec;
+    }
+
+    /** What every namespace and temporary interface name of this rack starts with. */
+    public String prefix() {
+        return prefix;
+    }
+
+    public String switchNamespace() {
+        return prefix + "-sw";
+    }
+
+    public String workerNamespace(int rank) {
+        checkRank(rank);
+        return prefix + "-w" + rank;
+    }
+
+    public String workerAddress(int rank) {
+        checkRank(rank);
+        return SUBNET + "." + (rank + 1);
+    }
+
+    /** The command prefix that runs a program inside a namespace. */
+    public static List<String> inNamespace(String ns) {
+        return List.of("ip", "netns", "exec", ns);
+    }
+
+    private void checkRank(int rank) {
+        if (rank < 0 || rank >= spec.workers()) {
+            throw new IllegalArgumentException("rank " + rank + " outside the rack's 0.." + (spec.workers() - 1));
+        }
+    }
+
+    /** Kills every process still in the rack's namespaces and deletes them (their veth ends go with them). */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = namespaces.size() - 1; i >= 0; i--) {
+            String ns = namespaces.get(i);
+            String pids = runQuietly("ip", "netns", "pids", ns);
+            for (String pid : pids.split("\\s+")) {
+                if (!pid.isBlank()) {
+                    try {
+                        ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
+                    } catch (NumberFormatException ignored) {
+                        // not a pid
+                    }
+                }
+            }
+            runQuietly("ip", "netns", "del", ns);
+        }
+        namespaces.clear();
+        if (Thread.currentThread() != hook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // the JVM is shutting down: the hook runs (or ran) this anyway
+            }
+        }
+    }
+
+    private static String run(String... command) {
+        return runWithInput(null, command);
+    }
+
+    /** Runs a command (with {@code input} on its standard input, if any); its output, or an error naming it. */
+    private static String runWithInput(String input, String... command) {
+        Result r = exec(input, command);
+        if (r.code != 0) {
+            throw new BenchException("rack: '" + String.join(" ", command) + "' failed with exit code " + r.code
+                    + (r.error.isBlank() ? "" : ": " + r.error.strip()));
+        }
+        return r.output;
+    }
+
+    private static String runQuietly(String... command) {
+        try {
+            return exec(null, command).output;
+        } catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    private record Result(int code, String output, String error) {
+    }
+
+    private static Result exec(String input, String... command) {
+        try {
+            Process p = new ProcessBuilder(command).start();
+            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+            try (var in = p.getOutputStream()) {
+                if (input != null) {
+                    in.write(input.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            String out = read(p.getInputStream());
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new BenchException("rack: '" + String.join(" ", command) + "' did not finish within 60 s");
+            }
+            return new Result(p.exitValue(), out, err.join());
+        } catch (IOException e) {
+            throw new BenchException("rack: cannot run '" + String.join(" ", command) + "': " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BenchException("rack: interrupted while running '" + String.join(" ", command) + "'");
+        }
+    }
+
+    private static String read(InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.switchml.bench;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What {@link Rack} checks before it touches the system: rates, its spec, root. */
+class RackTest {
+    @Test
+    void readsTcRates() {
+        assertThat(Rack.parseRate("500mbit")).isEqualTo(500_000_000L);
+        assertThat(Rack.parseRate("1gbit")).isEqualTo(1_000_000_000L);
+        assertThat(Rack.parseRate("1.5Gbit")).isEqualTo(1_500_000_000L);
+        assertThat(Rack.parseRate("100mbps")).as("tc's bps are bytes per second").isEqualTo(800_000_000L);
+        assertThat(Rack.parseRate("64000")).isEqualTo(64_000L);
+        assertThatThrownBy(() -> Rack.parseRate("fast")).hasMessageContaining("cannot read the rate 'fast'");
+        assertThatThrownBy(() -> Rack.parseRate("10tbit")).hasMessageContaining("cannot read the rate");
+    }
+
+    @Test
+    void burstIsAtLeastOneMillisecondAnd128KiB() {
+        assertThat(new Rack.Spec(2, 200_000_000L, 9000, 0).burstBytes()).isEqualTo(128 << 10);
+        assertThat(new Rack.Spec(2, 10_000_000_000L, 9000, 0).burstBytes()).isEqualTo(1_250_000L);
+    }
+
+    @Test
+    void specIsChecked() {
+        assertThatThrownBy(() -> new Rack.Spec(0, 1_000_000, 1500, 0)).hasMessageContaining("1..200 workers");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000, 1500, 0)).hasMessageContaining("at least 8kbit");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 100, 0)).hasMessageContaining("MTU");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 1)).hasMessageContaining("[0, 1)");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, -0.1)).hasMessageContaining("[0, 1)");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 1e-9)).hasMessageContaining("resolution");
+        assertThat(new Rack.Spec(2, 1_000_000, 1500, 0.001).describe()).contains("UDP drop probability 0.001");
+    }
+
+    @Test
+    void needsRootWithAClearMessage() {
+        assertThatThrownBy(() -> Rack.requireRoot(1000)).isInstanceOf(BenchException.class)
+                .hasMessageContaining("needs root").hasMessageContaining("uid 1000");
+        Rack.requireRoot(0);
+        assertThat(Rack.effectiveUid()).isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
+    void rowsInTheRackCarryTheRate() {
+        BenchRow row = new BenchRow("ring", 2, 1024, "float32", 1, 1, 1, 1, 0, true);
+        assertThat(row.toJson()).doesNotContain("rate_bps");
+        assertThat(row.withRate(500_000_000L).toJson()).endsWith(", \"rate_bps\": 500000000}");
+    }
+}

@@ -1,0 +1,89 @@
+package io.switchml.cli;
+
+import io.switchml.bench.Rack;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** {@code switchml bench --rack}: the emulated rack of network namespaces (needs root). */
+class RackBenchTest {
+    @Test
+    void benchInTheRackVerifiesEveryAlgorithmAndLeavesNoNamespaceOrLinkBehind() throws Exception {
+        assumeTrue(Rack.effectiveUid() == 0, "skipped: the emulated rack needs root (this test runs as uid "
+                + Rack.effectiveUid() + ")");
+        String probe = "smlprobe" + ProcessHandle.current().pid();
+        assumeTrue(sh("ip", "netns", "add", probe).code() == 0,
+                "skipped: network namespaces are not permitted here ('ip netns add' failed)");
+        sh("ip", "netns", "del", probe);
+
+        PrintStream saved = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        int code;
+        try {
+            code = SwitchMlCommand.commandLine().execute("bench", "--rack", "--rate", "200mbit", "--workers", "2",
+                    "--size", "256KiB", "--iters", "1", "--warmup", "0", "--verify", "--algo", "switchml,ring",
+                    "--format", "json");
+        } finally {
+            System.setOut(saved);
+        }
+        List<String> rows = out.toString(StandardCharsets.UTF_8).strip().lines().toList();
+        System.out.println("bench --rack:\n" + String.join("\n", rows));
+        assertThat(code).as("exit code").isZero();
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(0)).contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"verified\": true",
+                "\"rate_bps\": 200000000");
+        assertThat(rows.get(1)).contains("\"algo\": \"ring\"", "\"workers\": 2", "\"verified\": true",
+                "\"rate_bps\": 200000000");
+
+        String prefix = "sml" + ProcessHandle.current().pid();
+        assertThat(sh("ip", "netns", "list").output()).as("namespaces left behind").doesNotContain(prefix);
+        assertThat(sh("ip", "link").output()).as("links left behind").doesNotContain(prefix);
+    }
+
+    @Test
+    void withoutRootTheRackSaysItNeedsRoot() {
+        assumeTrue(Rack.effectiveUid() != 0, "skipped: running as root (RackTest checks the message with a fake uid)");
+        CommandLine cl = SwitchMlCommand.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err));
+        assertThat(cl.execute("bench", "--rack", "--rate", "100mbit", "--workers", "2", "--size", "4KiB")).isNotZero();
+        assertThat(err.toString()).contains("needs root");
+    }
+
+    @Test
+    void rackOptionsAreChecked() {
+        CommandLine cl = SwitchMlCommand.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err));
+        assertThat(cl.execute("bench", "--rack", "--workers", "2")).isNotZero();
+        assertThat(err.toString()).contains("--rack needs --rate");
+        assertThat(cl.execute("bench", "--rate", "1gbit")).isNotZero();
+        assertThat(err.toString()).contains("--rate needs --rack");
+        assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--drop", "1")).isNotZero();
+        assertThat(err.toString()).contains("drop probability must be in [0, 1)");
+        assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--controller", "127.0.0.1:1")).isNotZero();
+        assertThat(err.toString()).contains("starts its own switch");
+    }
+
+    private record Result(int code, String output) {
+    }
+
+    private static Result sh(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return new Result(p.exitValue(), output);
+    }
+}

@@ -23,8 +23,9 @@ class RackBenchTest {
         assumeTrue(Rack.effectiveUid() == 0, "skipped: the emulated rack needs root (this test runs as uid "
                 + Rack.effectiveUid() + ")");
         String probe = "smlprobe" + ProcessHandle.current().pid();
-        assumeTrue(sh("ip", "netns", "add", probe).code() == 0,
-                "skipped: network namespaces are not permitted here ('ip netns add' failed)");
+        assumeTrue(permitted("ip", "netns", "add", probe),
+                "skipped: network namespaces are not available here ('ip netns add' failed or iproute2 is missing)");
+        assumeTrue(permitted("tc", "-V"), "skipped: tc (iproute2) is missing");
         sh("ip", "netns", "del", probe);
 
         PrintStream saved = System.out;
@@ -78,6 +79,15 @@ class RackBenchTest {
     }
 
     private record Result(int code, String output) {
+    }
+
+    /** Whether the command runs and succeeds; false also when it is not installed. */
+    private static boolean permitted(String... command) throws InterruptedException {
+        try {
+            return sh(command).code() == 0;
+        } catch (IOException notInstalled) {
+            return false;
+        }
     }
 
     private static Result sh(String... command) throws IOException, InterruptedException {

@@ -3,7 +3,6 @@ package io.switchml.bench;
 import io.switchml.collectives.Endpoints;
 
 import java.net.InetSocketAddress;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +35,7 @@ public record PeerEndpoints(List<InetSocketAddress> workers, List<InetSocketAddr
             throw new IllegalArgumentException("expected the bench's '" + PREFIX.trim() + " ...' line, got "
                     + (line == null ? "the end of standard input" : "'" + line + "'"));
         }
-        Map<String, String> f = fields(line.substring(PREFIX.length()));
+        Map<String, String> f = LineFields.parse(line.substring(PREFIX.length()));
         return new PeerEndpoints(Endpoints.parse(f.get("workers")), Endpoints.parse(f.get("servers")));
     }
 
@@ -58,21 +57,10 @@ public record PeerEndpoints(List<InetSocketAddress> workers, List<InetSocketAddr
             if (!line.startsWith(PREFIX)) {
                 return null;
             }
-            Map<String, String> f = fields(line.substring(PREFIX.length()));
+            Map<String, String> f = LineFields.parse(line.substring(PREFIX.length()));
             String server = f.get("server");
             return new Endpoint(Integer.parseInt(f.get("rank")), Endpoints.parseOne(f.get("worker")),
                     server == null ? null : Endpoints.parseOne(server));
         }
-    }
-
-    private static Map<String, String> fields(String text) {
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String part : text.trim().split(" ")) {
-            int eq = part.indexOf('=');
-            if (eq > 0) {
-                f.put(part.substring(0, eq), part.substring(eq + 1));
-            }
-        }
-        return f;
     }
 }

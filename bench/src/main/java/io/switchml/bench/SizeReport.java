@@ -1,7 +1,6 @@
 package io.switchml.bench;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,11 +30,7 @@ public record SizeReport(int rank, long bytes, long[] timesNanos, Boolean verifi
         if (!line.startsWith(PREFIX)) {
             return null;
         }
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String part : line.substring(PREFIX.length()).trim().split(" ")) {
-            int eq = part.indexOf('=');
-            f.put(part.substring(0, eq), part.substring(eq + 1));
-        }
+        Map<String, String> f = LineFields.parse(line.substring(PREFIX.length()));
         List<Long> times = new ArrayList<>();
         for (String t : f.get("times_ns").split(",")) {
             times.add(Long.parseLong(t));

@@ -5,7 +5,6 @@ import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -175,10 +174,8 @@ public final class BenchRunner {
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
-        List<WorkerProcess> workers = new ArrayList<>();
         progress.println("starting " + n + " worker process(es): " + algorithm);
-        long deadline = System.nanoTime() + options.workerTimeout().toNanos();
-        try {
+        try (WorkerGroup workers = new WorkerGroup(options.workerTimeout())) {
             for (int r = 0; r < n; r++) {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
                 List<String> prefix = List.of();
@@ -190,55 +187,21 @@ public final class BenchRunner {
                         progress));
             }
             if (!algorithm.needsSwitch()) {
-                introduce(workers, endpoints, deadline);
+                workers.introduce(endpoints);
             }
-            List<BenchRow> done = collect(algorithm, workers, reports, deadline, rows);
-            for (WorkerProcess w : workers) {
-                Integer code = w.exitCode(30_000);
-                if (code == null || code != 0) {
-                    throw failure(w, code == null ? "did not exit" : "exited with code " + code);
-                }
-            }
+            List<BenchRow> done = collect(algorithm, workers, reports, rows);
+            workers.awaitSuccess(30_000);
             return done;
-        } finally {
-            workers.forEach(WorkerProcess::kill);
         }
     }
 
-    /** Waits for every rank's endpoints, then tells every rank all of them. */
-    private void introduce(List<WorkerProcess> workers, BlockingQueue<PeerEndpoints.Endpoint> endpoints, long deadline)
-            throws InterruptedException {
-        int n = workers.size();
-        PeerEndpoints.Endpoint[] byRank = new PeerEndpoints.Endpoint[n];
-        for (int i = 0; i < n; i++) {
-            PeerEndpoints.Endpoint e = next(endpoints, workers, deadline, "reporting its endpoints");
-            if (e.rank() < 0 || e.rank() >= n || byRank[e.rank()] != null) {
-                throw new BenchException("a worker process reported endpoints for rank " + e.rank() + " twice or out of 0.."
-                        + (n - 1) + ": " + e.toLine());
-            }
-            byRank[e.rank()] = e;
-        }
-        List<InetSocketAddress> workerEndpoints = new ArrayList<>();
-        List<InetSocketAddress> serverEndpoints = new ArrayList<>();
-        for (PeerEndpoints.Endpoint e : byRank) {
-            workerEndpoints.add(e.worker());
-            if (e.server() != null) {
-                serverEndpoints.add(e.server());
-            }
-        }
-        String peers = new PeerEndpoints(workerEndpoints, serverEndpoints).toLine();
-        for (WorkerProcess w : workers) {
-            w.send(peers);
-        }
-    }
-
-    private List<BenchRow> collect(BenchAlgorithm algorithm, List<WorkerProcess> workers, BlockingQueue<SizeReport> reports,
-                                   long deadline, Consumer<BenchRow> rows) throws InterruptedException {
+    private List<BenchRow> collect(BenchAlgorithm algorithm, WorkerGroup workers, BlockingQueue<SizeReport> reports,
+                                   Consumer<BenchRow> rows) throws InterruptedException {
         int n = workers.size();
         Map<Long, List<SizeReport>> bySize = new HashMap<>();
         List<BenchRow> done = new ArrayList<>();
         while (done.size() < options.sizes().size()) {
-            SizeReport report = next(reports, workers, deadline, "reporting every size");
+            SizeReport report = workers.next(reports, "reporting every size");
             List<SizeReport> forSize = bySize.computeIfAbsent(report.bytes(), b -> new ArrayList<>());
             forSize.add(report);
             if (forSize.size() == n) {
@@ -248,30 +211,5 @@ public final class BenchRunner {
             }
         }
         return done;
-    }
-
-    /** The next item a worker puts in the queue; fails when a worker exits first or the time is up. */
-    private <T> T next(BlockingQueue<T> queue, List<WorkerProcess> workers, long deadline, String what)
-            throws InterruptedException {
-        while (true) {
-            T item = queue.poll(200, TimeUnit.MILLISECONDS);
-            if (item != null) {
-                return item;
-            }
-            for (WorkerProcess w : workers) {
-                Integer code = w.alive() ? null : w.exitCode(1_000);
-                if (code != null && (code != 0 || queue.isEmpty())) {
-                    throw failure(w, "exited with code " + code + " before " + what);
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new BenchException("the " + workers.size() + " workers did not finish within "
-                        + options.workerTimeout().toSeconds() + " s");
-            }
-        }
-    }
-
-    private static BenchException failure(WorkerProcess w, String what) {
-        return new BenchException("worker process " + w.rank() + " " + what + ":\n" + w.lastErrors());
     }
 }

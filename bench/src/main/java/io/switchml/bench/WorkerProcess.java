@@ -12,14 +12,16 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * A benchmark worker in its own JVM: started with this JVM's class path, its reports (and, for
- * {@code ring} and {@code ps}, its endpoints) fed to queues, its standard error echoed with a rank
- * prefix and its last lines kept for error messages. Its standard input stays open until
- * {@link #send} (ring, ps: the peers' endpoints) and is closed at once for {@code switchml}.
+ * A worker in its own JVM, started by a launcher with this JVM's class path: its standard output
+ * handed over line by line (a benchmark worker's reports and, for {@code ring} and {@code ps}, its
+ * endpoints), its standard error echoed with a rank prefix and its last lines kept for error
+ * messages. Its standard input stays open until {@link #send} (ring, ps: the peers' endpoints) and
+ * is closed at once for {@code switchml}.
  */
-final class WorkerProcess {
+public final class WorkerProcess {
     private static final int KEPT_ERROR_LINES = 20;
 
     private final int rank;
@@ -32,44 +34,54 @@ final class WorkerProcess {
         this.process = process;
     }
 
-    /** Starts the worker; {@code endpoints} receives its {@code ENDPOINT} line (ring, ps). */
-    static WorkerProcess start(int rank, WorkerPlan plan, long heapBytes, BlockingQueue<SizeReport> reports,
-                               BlockingQueue<PeerEndpoints.Endpoint> endpoints, PrintStream errors) {
-        return start(List.of(), rank, plan, heapBytes, reports, endpoints, errors);
-    }
-
     /**
-     * Starts the worker behind a command prefix (the rack: {@code ip netns exec NS}, which execs the JVM in the
-     * namespace, so this process is the worker's JVM itself).
+     * Starts a benchmark worker ({@code endpoints} receives its {@code ENDPOINT} line: ring, ps) behind a
+     * command prefix (the rack: {@code ip netns exec NS}, which execs the JVM in
+     * the namespace, so this process is the worker's JVM itself).
      */
     static WorkerProcess start(List<String> prefix, int rank, WorkerPlan plan, long heapBytes,
                                BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
                                PrintStream errors) {
+        return start(prefix, rank, BenchWorker.class.getName(), plan.toArgs(), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
+                !plan.algorithm().needsSwitch(), line -> {
+                    SizeReport report = SizeReport.parse(line);
+                    PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
+                    if (report != null) {
+                        reports.add(report);
+                    } else if (endpoint != null) {
+                        endpoints.add(endpoint);
+                    } else {
+                        errors.println("[rank " + rank + "] " + line);
+                    }
+                }, errors);
+    }
+
+    /**
+     * Starts {@code mainClass} with this JVM's class path in a new JVM.
+     *
+     * @param jvmOptions  options before the class name (heap size, system properties)
+     * @param stdinOpen   keep its standard input open for one {@link #send} (ring, ps: the peers' endpoints)
+     * @param stdoutLines receives each line of its standard output; its standard error is echoed to {@code errors}
+     *                    with a rank prefix, and its last lines kept for {@link #lastErrors}
+     */
+    public static WorkerProcess start(List<String> prefix, int rank, String mainClass, List<String> args,
+                                      List<String> jvmOptions, boolean stdinOpen, Consumer<String> stdoutLines,
+                                      PrintStream errors) {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx" + Math.max(256, heapBytes >> 20) + "m");
+        command.addAll(jvmOptions);
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(BenchWorker.class.getName());
-        command.addAll(plan.toArgs());
+        command.add(mainClass);
+        command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
         try {
             WorkerProcess worker = new WorkerProcess(rank, builder.start());
-            if (plan.algorithm().needsSwitch()) {
+            if (!stdinOpen) {
                 worker.process.getOutputStream().close();
             }
-            worker.pump("stdout", worker.process.getInputStream(), line -> {
-                SizeReport report = SizeReport.parse(line);
-                PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
-                if (report != null) {
-                    reports.add(report);
-                } else if (endpoint != null) {
-                    endpoints.add(endpoint);
-                } else {
-                    errors.println("[rank " + rank + "] " + line);
-                }
-            });
+            worker.pump("stdout", worker.process.getInputStream(), stdoutLines);
             worker.pump("stderr", worker.process.getErrorStream(), line -> {
                 worker.keep(line);
                 errors.println("[rank " + rank + "] " + line);
@@ -81,7 +93,7 @@ final class WorkerProcess {
     }
 
     /** Writes one line to the worker's standard input, then closes it. */
-    void send(String line) {
+    public void send(String line) {
         try (var in = process.getOutputStream()) {
             in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
@@ -111,20 +123,20 @@ final class WorkerProcess {
         }
     }
 
-    synchronized String lastErrors() {
+    public synchronized String lastErrors() {
         return String.join("\n", lastErrors);
     }
 
-    int rank() {
+    public int rank() {
         return rank;
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
     /** The exit code once the process has ended and its output is read, or null if it still runs. */
-    Integer exitCode(long waitMs) throws InterruptedException {
+    public Integer exitCode(long waitMs) throws InterruptedException {
         if (!process.waitFor(waitMs, TimeUnit.MILLISECONDS)) {
             return null;
         }
@@ -134,7 +146,7 @@ final class WorkerProcess {
         return process.exitValue();
     }
 
-    void kill() {
+    public void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
     }

@@ -1,0 +1,130 @@
+package io.switchml.bench;
+
+import io.switchml.client.AllReduce;
+import io.switchml.client.SwitchMLConfig;
+import io.switchml.client.SwitchMLContext;
+import io.switchml.client.WorkerStatistics;
+import io.switchml.collectives.CollectiveConfig;
+import io.switchml.collectives.Collectives;
+import io.switchml.collectives.Listener;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Supplier;
+
+/**
+ * How a worker process started by a launcher ({@link BenchRunner}, the training launcher) opens its
+ * all-reduce by algorithm name: {@code switchml} joins the job at the switch named in its
+ * {@code switchml.*} configuration; {@code ring} and {@code ps} bind their ports, exchange endpoints
+ * with the launcher ({@link PeerEndpoints}) and connect to their peers.
+ *
+ * @param allReduce the open all-reduce
+ * @param counters  its packet counters (zero for the TCP baselines, which never resend themselves)
+ * @param elementsPerPacket {@code switchml}: the packet size, the unit of its block scaling; 0 otherwise
+ */
+public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters, int elementsPerPacket)
+        implements AutoCloseable {
+    /** Packets sent and retransmitted so far. */
+    public record Counters(long retransmissions, long packets) {
+        static final Counters NONE = new Counters(0, 0);
+    }
+
+    /** How a {@code ring} or {@code ps} worker tells the launcher its endpoints and learns every rank's. */
+    @FunctionalInterface
+    public interface PeerExchange {
+        PeerEndpoints exchange(PeerEndpoints.Endpoint mine);
+
+        /** Through standard output (this rank's endpoints) and standard input (every rank's), as the launchers expect. */
+        PeerExchange STANDARD_STREAMS = WorkerConnection::exchangeThroughStandardStreams;
+    }
+
+    /**
+     * Where {@code ring} and {@code ps} workers listen unless {@code switchml.localAddress} names an address (the
+     * rack: the worker's namespace address, so the baselines cross the same shaped links as {@code switchml}).
+     */
+    static final String LOCAL_HOST = "127.0.0.1";
+
+    /** Opens {@code algorithm} for the worker configured by {@code config} ({@code switchml.rank}, {@code .workers}, ...). */
+    public static WorkerConnection open(BenchAlgorithm algorithm, Map<String, String> config, PeerExchange peers) {
+        return algorithm.needsSwitch() ? openSwitchMl(config) : openCollective(algorithm, config, peers);
+    }
+
+    private static WorkerConnection openSwitchMl(Map<String, String> settings) {
+        Properties props = new Properties();
+        props.putAll(settings);
+        SwitchMLConfig config = SwitchMLConfig.builder().properties(props).build();
+        SwitchMLContext context = SwitchMLContext.connect(config);
+        return new WorkerConnection(context, () -> {
+            WorkerStatistics.Snapshot s = context.statistics().snapshot();
+            return new Counters(s.retransmissions(), s.packetsSent());
+        }, config.elementsPerPacket());
+    }
+
+    /**
+     * Binds this rank's listener (and, for {@code ps}, its in-process parameter server's: one server per worker
+     * host) on ephemeral ports, exchanges endpoints, and connects.
+     */
+    private static WorkerConnection openCollective(BenchAlgorithm algorithm, Map<String, String> settings, PeerExchange peers) {
+        int rank = intSetting(settings, SwitchMLConfig.Key.RANK);
+        int workers = intSetting(settings, SwitchMLConfig.Key.WORKERS);
+        boolean ps = algorithm == BenchAlgorithm.PS;
+        String local = settings.get(SwitchMLConfig.Key.LOCAL_ADDRESS.property());
+        InetSocketAddress ephemeral = new InetSocketAddress(local == null || local.isBlank() ? LOCAL_HOST : local.trim(), 0);
+        Listener worker = Listener.bind(ephemeral);
+        Listener server = null;
+        try {
+            server = ps ? Listener.bind(ephemeral) : null;
+            PeerEndpoints all = peers.exchange(new PeerEndpoints.Endpoint(rank, worker.address(),
+                    server == null ? null : server.address()));
+            CollectiveConfig.Builder config = CollectiveConfig.builder().algorithm(algorithm.id()).rank(rank)
+                    .workers(workers).endpoints(all.workers()).servers(all.servers()).serversInWorkers(true);
+            String timeout = settings.get(SwitchMLConfig.Key.OPERATION_TIMEOUT_MS.property());
+            if (timeout != null) {
+                config.operationTimeout(Duration.ofMillis(Long.parseLong(timeout.trim())));
+            }
+            return new WorkerConnection(Collectives.open(config.build(), worker, server), () -> Counters.NONE, 0);
+        } catch (RuntimeException e) {
+            worker.close();
+            if (server != null) {
+                server.close();
+            }
+            throw e;
+        }
+    }
+
+    private static int intSetting(Map<String, String> settings, SwitchMLConfig.Key key) {
+        String value = settings.get(key.property());
+        if (value == null) {
+            throw new IllegalArgumentException(key.property() + " is required");
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.property() + " = '" + value + "' is not a number", e);
+        }
+    }
+
+    private static PeerEndpoints exchangeThroughStandardStreams(PeerEndpoints.Endpoint mine) {
+        System.out.println(mine.toLine());
+        System.out.flush();
+        try {
+            // Not closed: closing it would close System.in, and the launcher closes its end after this one line.
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            return PeerEndpoints.parse(in.readLine());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the peers' endpoints from standard input: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        allReduce.close();
+    }
+}

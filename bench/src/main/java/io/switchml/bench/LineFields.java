@@ -4,12 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The {@code key=value key=value} lines worker processes and the bench exchange. */
-final class LineFields {
+public final class LineFields {
     private LineFields() {
     }
 
     /** The fields of {@code text}; words without '=' are skipped. */
-    static Map<String, String> parse(String text) {
+    public static Map<String, String> parse(String text) {
         Map<String, String> f = new LinkedHashMap<>();
         for (String part : text.trim().split(" ")) {
             int eq = part.indexOf('=');

@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -43,7 +44,7 @@ public final class WorkerProcess {
                                BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
                                PrintStream errors) {
         return start(prefix, rank, BenchWorker.class.getName(), plan.toArgs(), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
-                !plan.algorithm().needsSwitch(), line -> {
+                Map.of(), !plan.algorithm().needsSwitch(), line -> {
                     SizeReport report = SizeReport.parse(line);
                     PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
                     if (report != null) {
@@ -60,13 +61,14 @@ public final class WorkerProcess {
      * Starts {@code mainClass} with this JVM's class path in a new JVM.
      *
      * @param jvmOptions  options before the class name (heap size, system properties)
+     * @param environment variables to set in its environment, on top of this process's
      * @param stdinOpen   keep its standard input open for one {@link #send} (ring, ps: the peers' endpoints)
      * @param stdoutLines receives each line of its standard output; its standard error is echoed to {@code errors}
      *                    with a rank prefix, and its last lines kept for {@link #lastErrors}
      */
     public static WorkerProcess start(List<String> prefix, int rank, String mainClass, List<String> args,
-                                      List<String> jvmOptions, boolean stdinOpen, Consumer<String> stdoutLines,
-                                      PrintStream errors) {
+                                      List<String> jvmOptions, Map<String, String> environment, boolean stdinOpen,
+                                      Consumer<String> stdoutLines, PrintStream errors) {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -76,6 +78,7 @@ public final class WorkerProcess {
         command.add(mainClass);
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
+        builder.environment().putAll(environment);
         try {
             WorkerProcess worker = new WorkerProcess(rank, builder.start());
             if (!stdinOpen) {

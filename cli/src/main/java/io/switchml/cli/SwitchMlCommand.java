@@ -3,10 +3,10 @@ package io.switchml.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code switchml} command: a switch, workers, benchmarks and the demo. */
+/** The {@code switchml} command: a switch, workers, benchmarks, training and the demo. */
 @Command(name = "switchml", mixinStandardHelpOptions = true, version = "switchml 0.1.0",
         description = "In-network aggregation for distributed training on the JVM, after SwitchML (NSDI 2021).",
-        subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, DemoCommand.class,
+        subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, TrainCommand.class, DemoCommand.class,
                 CommandLine.HelpCommand.class})
 public final class SwitchMlCommand implements Runnable {
     @CommandLine.Spec

@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Options that tune the workers, shared by bench, worker and demo. */
+/** Options that tune the workers, shared by bench, worker, train and demo. */
 final class WorkerTuning {
     @Option(names = "--elements-per-packet", description = "int32 elements per packet (default 2048; SwitchML hardware: 64 or 256).")
     Integer elementsPerPacket;

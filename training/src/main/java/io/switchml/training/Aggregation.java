@@ -1,0 +1,46 @@
+package io.switchml.training;
+
+import io.switchml.bench.BenchAlgorithm;
+
+import java.util.Locale;
+
+/**
+ * How the workers sum their gradients: through the switch ({@code switchml}), with the TCP baselines
+ * ({@code ring}, {@code ps}), or not at all ({@code none}: one process training alone, the
+ * reference that data-parallel training must match).
+ */
+public enum Aggregation {
+    SWITCHML(BenchAlgorithm.SWITCHML),
+    RING(BenchAlgorithm.RING),
+    PS(BenchAlgorithm.PS),
+    NONE(null);
+
+    private final BenchAlgorithm algorithm;
+
+    Aggregation(BenchAlgorithm algorithm) {
+        this.algorithm = algorithm;
+    }
+
+    /** The all-reduce that sums the gradients, or null for {@code none}. */
+    public BenchAlgorithm algorithm() {
+        return algorithm;
+    }
+
+    public String id() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static Aggregation named(String name) {
+        for (Aggregation a : values()) {
+            if (a.id().equalsIgnoreCase(name == null ? "" : name.trim())) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException("unknown aggregation '" + name + "'; known: switchml, ring, ps, none");
+    }
+
+    @Override
+    public String toString() {
+        return id();
+    }
+}

@@ -1,0 +1,165 @@
+package io.switchml.training;
+
+import ai.djl.engine.Engine;
+import io.switchml.bench.PeerEndpoints;
+import io.switchml.bench.WorkerGroup;
+import io.switchml.bench.WorkerProcess;
+import io.switchml.client.SwitchMLConfig;
+import io.switchml.controller.AggregationService;
+import io.switchml.dataplane.SwitchConfig;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * Runs a data-parallel training job on this host: an embedded switch (for {@code switchml}, unless a
+ * controller is given), then one {@link TrainWorker} process per rank; epoch summaries come out as
+ * soon as every rank has reported the epoch.
+ */
+public final class TrainRunner {
+    /** JVM options of the worker processes: PyTorch from the Maven jar only, one thread per worker process. */
+    static final List<String> WORKER_JVM_OPTIONS = List.of("-Xmx1g", "-Dai.djl.offline=true",
+            "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
+            "-Dorg.slf4j.simpleLogger.log.ai.djl=error");
+    /** A notice PyTorch prints at start-up about its own internals (DJL's JNI uses a deprecated guard): not the user's business. */
+    private static final String PYTORCH_NOTICE = "AutoNonVariableTypeMode is deprecated";
+
+    /**
+     * @param controller {@code HOST:PORT} of a running switch's controller, or null to embed one
+     * @param timeout    how long the whole run may take
+     */
+    public record Options(int workers, TrainPlan plan, String controller, Duration timeout) {
+    }
+
+    private final Options options;
+    private final PrintStream progress;
+
+    public TrainRunner(Options options, PrintStream progress) {
+        this.options = options;
+        this.progress = progress;
+    }
+
+    public TrainingSummary run(Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
+        int n = options.workers();
+        Aggregation aggregation = options.plan().aggregation();
+        if (aggregation == Aggregation.NONE && n != 1) {
+            throw new IllegalArgumentException("--aggregation none trains one process alone; use --workers 1");
+        }
+        // Nothing may be downloaded at run time: the native library comes from the pytorch-native-cpu jar.
+        System.setProperty("ai.djl.offline", System.getProperty("ai.djl.offline", "true"));
+        // DJL looks for CUDA first and warns that there is none: expected on a CPU-only host.
+        System.setProperty("org.slf4j.simpleLogger.log.ai.djl", System.getProperty("org.slf4j.simpleLogger.log.ai.djl", "error"));
+        // Load PyTorch here once, so a broken install fails before any worker starts, and the native
+        // library is unpacked from its jar by one process rather than by every worker at once.
+        progress.println("engine: " + Engine.getEngine("PyTorch").getEngineName() + " " + Engine.getEngine("PyTorch").getVersion());
+        AggregationService embedded = null;
+        String controller = options.controller();
+        if (aggregation == Aggregation.SWITCHML && controller == null) {
+            embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
+            controller = "127.0.0.1:" + embedded.controllerPort();
+            progress.println("embedded switch: controller " + controller + ", dataplane UDP ports "
+                    + java.util.Arrays.toString(embedded.dataplane().ports()));
+        }
+        try {
+            return train(controller, epochs);
+        } finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    private TrainingSummary train(String controller, Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
+        int n = options.workers();
+        TrainPlan plan = options.plan().withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
+        if (plan.aggregation() == Aggregation.SWITCHML) {
+            plan = plan.withConfig(SwitchMLConfig.Key.CONTROLLER.property(), controller)
+                    .withConfig(SwitchMLConfig.Key.JOB.property(), "train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        }
+        boolean exchangesEndpoints = plan.aggregation() == Aggregation.RING || plan.aggregation() == Aggregation.PS;
+        BlockingQueue<EpochReport> reports = new LinkedBlockingQueue<>();
+        BlockingQueue<FinalReport> finals = new LinkedBlockingQueue<>();
+        BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
+        PrintStream workerErrors = new PrintStream(progress, true, java.nio.charset.StandardCharsets.UTF_8) {
+            @Override
+            public void println(String line) {
+                if (!line.contains(PYTORCH_NOTICE)) {
+                    super.println(line);
+                }
+            }
+        };
+        long start = System.nanoTime();
+        progress.println("starting " + n + " training worker process(es), aggregation " + plan.aggregation());
+        try (WorkerGroup workers = new WorkerGroup(options.timeout())) {
+            for (int r = 0; r < n; r++) {
+                int rank = r;
+                TrainPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
+                workers.add(WorkerProcess.start(List.of(), r, TrainWorker.class.getName(), mine.toArgs(), WORKER_JVM_OPTIONS, Map.of(),
+                        exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
+            }
+            if (exchangesEndpoints) {
+                workers.introduce(endpoints);
+            }
+            List<TrainingSummary.EpochSummary> done = new ArrayList<>();
+            Map<Integer, List<EpochReport>> byEpoch = new HashMap<>();
+            double imageSeconds = 0;
+            double aggregationSeconds = 0;
+            double stepSeconds = 0;
+            long images = 0;
+            while (done.size() < plan.epochs()) {
+                EpochReport report = workers.next(reports, "reporting every epoch");
+                List<EpochReport> forEpoch = byEpoch.computeIfAbsent(report.epoch(), e -> new ArrayList<>());
+                forEpoch.add(report);
+                if (forEpoch.size() == n) {
+                    TrainingSummary.EpochSummary summary = TrainingSummary.EpochSummary.of(forEpoch);
+                    done.add(summary);
+                    epochs.accept(summary);
+                    images += summary.images();
+                    imageSeconds += summary.seconds();
+                    for (EpochReport r : forEpoch) {
+                        aggregationSeconds += r.aggregationSeconds();
+                        stepSeconds += r.seconds();
+                    }
+                }
+            }
+            Map<Integer, FinalReport> last = new LinkedHashMap<>();
+            while (last.size() < n) {
+                FinalReport f = workers.next(finals, "reporting their final parameters");
+                last.put(f.rank(), f);
+            }
+            workers.awaitSuccess(30_000);
+            boolean identical = last.values().stream().mapToLong(FinalReport::checksum).distinct().count() == 1;
+            return new TrainingSummary(plan.aggregation().id(), n, plan.epochs(), plan.batchSize(), last.get(0).testAccuracy(),
+                    imageSeconds == 0 ? 0 : images / imageSeconds, stepSeconds == 0 ? 0 : aggregationSeconds / stepSeconds,
+                    identical, (System.nanoTime() - start) / 1e9, done);
+        }
+    }
+
+    private void route(int rank, String line, BlockingQueue<EpochReport> reports, BlockingQueue<FinalReport> finals,
+                       BlockingQueue<PeerEndpoints.Endpoint> endpoints) {
+        EpochReport epoch = EpochReport.parse(line);
+        if (epoch != null) {
+            reports.add(epoch);
+            return;
+        }
+        FinalReport last = FinalReport.parse(line);
+        if (last != null) {
+            finals.add(last);
+            return;
+        }
+        PeerEndpoints.Endpoint endpoint = PeerEndpoints.Endpoint.parse(line);
+        if (endpoint != null) {
+            endpoints.add(endpoint);
+        } else {
+            progress.println("[rank " + rank + "] " + line);
+        }
+    }
+}

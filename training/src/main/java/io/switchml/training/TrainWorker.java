@@ -1,0 +1,147 @@
+package io.switchml.training;
+
+import ai.djl.Model;
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.DefaultTrainingConfig;
+import ai.djl.training.EasyTrain;
+import ai.djl.training.Trainer;
+import ai.djl.training.dataset.ArrayDataset;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import ai.djl.translate.TranslateException;
+import io.switchml.bench.WorkerConnection;
+import io.switchml.client.AllReduce;
+import io.switchml.client.SwitchMLConfig;
+import io.switchml.djl.GradientSynchronizer;
+import io.switchml.djl.ParameterBroadcast;
+import io.switchml.djl.ParameterChecksum;
+
+import java.io.IOException;
+import java.util.function.Consumer;
+
+/**
+ * One data-parallel training worker: its shard of Fashion-MNIST, the {@link Classifier}, DJL's
+ * {@link EasyTrain#trainBatch} with a {@link GradientSynchronizer} as training listener (gradients
+ * averaged over the workers before every {@code trainer.step()}), rank 0's initial parameters
+ * broadcast to all. {@link #main} is the entry point of the processes the {@link TrainRunner}
+ * starts; it prints an {@link EpochReport} line per epoch and a {@link FinalReport} at the end.
+ */
+public final class TrainWorker {
+    private static final int EVALUATION_BATCH = 1000;
+
+    private final TrainPlan plan;
+    private final WorkerConnection.PeerExchange peers;
+
+    public TrainWorker(TrainPlan plan, WorkerConnection.PeerExchange peers) {
+        this.plan = plan;
+        this.peers = peers;
+    }
+
+    public static void main(String[] args) {
+        try {
+            new TrainWorker(TrainPlan.parse(args), WorkerConnection.PeerExchange.STANDARD_STREAMS).run(line -> {
+                System.out.println(line);
+                System.out.flush();
+            });
+            System.exit(0);
+        } catch (RuntimeException | IOException | TranslateException e) {
+            System.err.println("training worker failed: " + e);
+            System.exit(1);
+        }
+    }
+
+    /** Trains; {@code reports} receives the report lines. */
+    public void run(Consumer<String> reports) throws IOException, TranslateException {
+        int rank = setting(SwitchMLConfig.Key.RANK);
+        int workers = setting(SwitchMLConfig.Key.WORKERS);
+        if (plan.aggregation() == Aggregation.NONE && workers != 1) {
+            throw new IllegalArgumentException("aggregation none trains one process alone; got " + workers + " workers");
+        }
+        FashionMnist.Split all = FashionMnist.train(plan.data());
+        FashionMnist.Split shard = (plan.trainLimit() > 0 ? all.first(plan.trainLimit()) : all).shard(rank, workers, plan.seed());
+        FashionMnist.Split test = rank == 0 ? FashionMnist.test(plan.data()) : null;
+        // Each rank initializes differently on purpose: the broadcast must make them equal.
+        Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
+        try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
+                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), peers);
+             Model model = Model.newInstance("fashion-mnist-mlp")) {
+            AllReduce allReduce = connection == null ? null : connection.allReduce();
+            model.setBlock(Classifier.mlp());
+            EpochMeter meter = new EpochMeter();
+            GradientSynchronizer sync = allReduce == null ? null : new GradientSynchronizer(allReduce, plan.bucketBytes());
+            DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
+                    .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(plan.learningRate())).build())
+                    .addTrainingListeners(meter);
+            if (sync != null) {
+                config.addTrainingListeners(sync);
+            }
+            try (Trainer trainer = model.newTrainer(config)) {
+                trainer.initialize(new Shape(1, FashionMnist.PIXELS));
+                if (allReduce != null) {
+                    ParameterBroadcast.fromRank(allReduce, model.getBlock(), 0, plan.bucketBytes());
+                }
+                NDManager manager = trainer.getManager();
+                ArrayDataset dataset = new ArrayDataset.Builder()
+                        .setData(manager.create(shard.pixels(), new Shape(shard.size(), FashionMnist.PIXELS)))
+                        .optLabels(manager.create(shard.labels()))
+                        .setSampling(plan.batchSize(), true, true)
+                        .build();
+                double testAccuracy = Double.NaN;
+                for (int epoch = 1; epoch <= plan.epochs(); epoch++) {
+                    meter.reset();
+                    long steps = 0;
+                    long stepNanos = 0;
+                    long aggregationBefore = sync == null ? 0 : sync.aggregationNanos();
+                    for (Batch batch : trainer.iterateDataset(dataset)) {
+                        long start = System.nanoTime();
+                        EasyTrain.trainBatch(trainer, batch);
+                        trainer.step();
+                        stepNanos += System.nanoTime() - start;
+                        steps++;
+                        batch.close();
+                    }
+                    long aggregation = sync == null ? 0 : sync.aggregationNanos() - aggregationBefore;
+                    testAccuracy = test == null ? Double.NaN : accuracy(trainer, test);
+                    reports.accept(new EpochReport(rank, epoch, steps, meter.images(), meter.meanLoss(), meter.accuracy(),
+                            stepNanos / 1e9, aggregation / 1e9, testAccuracy).toLine());
+                }
+                if (allReduce != null) {
+                    allReduce.barrier(); // nobody leaves while others still train
+                }
+                reports.accept(new FinalReport(rank, ParameterChecksum.of(model.getBlock()), testAccuracy).toLine());
+            }
+        }
+    }
+
+    /** Accuracy of the model on {@code split}, in batches. */
+    static double accuracy(Trainer trainer, FashionMnist.Split split) {
+        long correct = 0;
+        try (NDManager manager = trainer.getManager().newSubManager()) {
+            for (int from = 0; from < split.size(); from += EVALUATION_BATCH) {
+                int k = Math.min(EVALUATION_BATCH, split.size() - from);
+                float[] pixels = java.util.Arrays.copyOfRange(split.pixels(), from * FashionMnist.PIXELS,
+                        (from + k) * FashionMnist.PIXELS);
+                float[] labels = java.util.Arrays.copyOfRange(split.labels(), from, from + k);
+                NDArray x = manager.create(pixels, new Shape(k, FashionMnist.PIXELS));
+                NDArray predicted = trainer.evaluate(new NDList(x)).singletonOrThrow().argMax(1).toType(DataType.FLOAT32, false);
+                correct += predicted.eq(manager.create(labels)).countNonzero().getLong();
+            }
+        }
+        return (double) correct / split.size();
+    }
+
+    private int setting(SwitchMLConfig.Key key) {
+        String value = plan.config().get(key.property());
+        if (value == null) {
+            throw new IllegalArgumentException(key.property() + " is required");
+        }
+        return Integer.parseInt(value.trim());
+    }
+}

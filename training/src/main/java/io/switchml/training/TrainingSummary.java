@@ -1,0 +1,66 @@
+package io.switchml.training;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The outcome of a training run, as {@code switchml train --format json} prints it.
+ *
+ * @param imagesPerSecond     training images processed per second of step time, over all workers
+ * @param aggregationFraction the share of step time spent aggregating gradients (mean over workers)
+ * @param parametersIdentical whether every worker ended with bit-identical parameters (equal checksums)
+ * @param epochs              per-epoch summaries, in order
+ */
+public record TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
+                              double imagesPerSecond, double aggregationFraction, boolean parametersIdentical,
+                              double wallSeconds, List<EpochSummary> epochs) {
+    /**
+     * One epoch over all workers.
+     *
+     * @param loss     mean over workers of their mean training loss
+     * @param accuracy training accuracy over all workers' images
+     */
+    public record EpochSummary(int epoch, long images, double loss, double accuracy, double testAccuracy,
+                               double imagesPerSecond, double aggregationFraction, double seconds) {
+        static EpochSummary of(List<EpochReport> reports) {
+            long images = 0;
+            double loss = 0;
+            double correct = 0;
+            double seconds = 0;
+            double aggregation = 0;
+            double test = Double.NaN;
+            for (EpochReport r : reports) {
+                images += r.images();
+                loss += r.loss() / reports.size();
+                correct += r.accuracy() * r.images();
+                seconds = Math.max(seconds, r.seconds());
+                aggregation += r.seconds() == 0 ? 0 : r.aggregationSeconds() / r.seconds() / reports.size();
+                if (r.rank() == 0) {
+                    test = r.testAccuracy();
+                }
+            }
+            return new EpochSummary(reports.get(0).epoch(), images, loss, images == 0 ? Double.NaN : correct / images, test,
+                    seconds == 0 ? 0 : images / seconds, aggregation, seconds);
+        }
+    }
+
+    public String toJson() {
+        StringBuilder e = new StringBuilder();
+        for (EpochSummary s : epochs) {
+            e.append(e.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT,
+                    "{\"epoch\": %d, \"images\": %d, \"loss\": %s, \"accuracy\": %s, \"test_accuracy\": %s,"
+                            + " \"images_per_s\": %s, \"aggregation_fraction\": %s, \"seconds\": %s}",
+                    s.epoch(), s.images(), number(s.loss()), number(s.accuracy()), number(s.testAccuracy()),
+                    number(s.imagesPerSecond()), number(s.aggregationFraction()), number(s.seconds())));
+        }
+        return String.format(Locale.ROOT, "{\"aggregation\": \"%s\", \"workers\": %d, \"epochs\": %d, \"batch_size\": %d,"
+                        + " \"test_accuracy\": %s, \"images_per_s\": %s, \"aggregation_fraction\": %s,"
+                        + " \"parameters_identical\": %s, \"wall_seconds\": %s, \"per_epoch\": [%s]}",
+                aggregation, workers, epochCount, batchSize, number(testAccuracy), number(imagesPerSecond),
+                number(aggregationFraction), parametersIdentical, number(wallSeconds), e);
+    }
+
+    private static String number(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "null";
+    }
+}

@@ -1,0 +1,41 @@
+package io.switchml.training;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Short data-parallel runs with worker processes on a slice of Fashion-MNIST (the Debian package
+ * dataset-fashion-mnist, which .ci/run installs).
+ */
+class TrainRunnerTest {
+    @ParameterizedTest
+    @EnumSource(value = Aggregation.class, names = {"SWITCHML", "RING", "PS"})
+    void twoWorkersLowerTheLossAndEndWithIdenticalParameters(Aggregation aggregation) throws Exception {
+        TrainPlan plan = new TrainPlan(Map.of(), aggregation, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
+        TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
+                new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
+        String output = log.toString(StandardCharsets.UTF_8);
+        assertThat(epochs).as(output).hasSize(2);
+        assertThat(summary.parametersIdentical()).as(output).isTrue();
+        assertThat(summary.aggregation()).isEqualTo(aggregation.id());
+        // 2 workers x 1024 images, 32 per step: 32 steps per worker and epoch
+        assertThat(epochs.get(0).images()).isEqualTo(2048);
+        assertThat(epochs.get(1).loss()).as(output).isLessThan(epochs.get(0).loss() * 0.8);
+        assertThat(summary.testAccuracy()).as(output).isGreaterThan(0.6); // ten classes: chance is 0.1
+        assertThat(summary.aggregationFraction()).isBetween(0.0, 1.0);
+        assertThat(summary.imagesPerSecond()).isPositive();
+        assertThat(output).doesNotContain("AutoNonVariableTypeMode");
+    }
+}

@@ -66,6 +66,7 @@ public final class AggregationService implements AutoCloseable {
                     .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveWithoutCalls(true)
                     .addService(new ControllerService(registry, dataplane, announced))
+                    .addServices(SwitchmlServices.create(dataplane, timer, SwitchmlServices.WAIT_MS))
                     .build()
                     .start();
             LOG.debug("controller listening on {}", server.getListenSockets());

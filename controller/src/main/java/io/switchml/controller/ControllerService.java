@@ -112,7 +112,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * service method itself, which gRPC runs on the call's serializing executor: a cancellation is
      * delivered after it returns, so the handler is in place by then.
      */
-    private static void onCancel(StreamObserver<?> observer, Runnable action) {
+    static void onCancel(StreamObserver<?> observer, Runnable action) {
         ServerCallStreamObserver<?> call = (ServerCallStreamObserver<?>) observer;
         if (call.isCancelled()) {
             action.run();
@@ -130,7 +130,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
         }
     }
 
-    private static <T, R> JobRegistry.Reply<T> reply(StreamObserver<R> observer, Function<T, R> toResponse) {
+    static <T, R> JobRegistry.Reply<T> reply(StreamObserver<R> observer, Function<T, R> toResponse) {
         return new JobRegistry.Reply<>() {
             @Override
             public void ok(T value) {

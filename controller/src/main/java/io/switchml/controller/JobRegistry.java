@@ -324,9 +324,10 @@ final class JobRegistry {
         return b.build();
     }
 
+    /** The lowest number neither this registry nor anyone else (SwitchML sessions) uses on the switch. */
     private int freeJobNumber() {
         for (int i = 0; i < byNumber.length; i++) {
-            if (byNumber[i] == null) {
+            if (byNumber[i] == null && dataplane.job(i).isEmpty()) {
                 return i;
             }
         }

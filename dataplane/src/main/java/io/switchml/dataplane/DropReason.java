@@ -14,7 +14,7 @@ enum DropReason {
     UNUSED_BITS,
     /** The source address and port are in no installed job's worker table. */
     UNKNOWN_SOURCE,
-    /** The packet's job number names no installed job. */
+    /** The packet's job number names no installed job (not checked for SwitchML's workers, see {@code WorkerTable}). */
     UNKNOWN_JOB,
     /** The packet's job number is installed but is not its source's job. */
     JOB_MISMATCH,

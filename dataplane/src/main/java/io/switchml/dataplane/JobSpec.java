@@ -72,8 +72,11 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
             int ipv4 = Ipv4.toInt(endpoint.address());
             for (int thread = 0; thread < threads; thread++) {
                 if (!sources.add(WorkerTable.key(ipv4, endpoint.port(thread)))) {
-                    throw new IllegalArgumentException(endpoint.address().getHostAddress() + ":" + endpoint.port(thread)
-                            + " appears twice in job " + jobNumber + "; every worker thread needs its own address and port");
+                    throw new IllegalArgumentException(endpoint.anyPort()
+                            ? endpoint.address().getHostAddress() + " appears twice in job " + jobNumber
+                                    + "; workers matched by address alone need an address each"
+                            : endpoint.address().getHostAddress() + ":" + endpoint.port(thread) + " appears twice in job "
+                                    + jobNumber + "; every worker thread needs its own address and port");
                 }
             }
         }

@@ -50,14 +50,16 @@ final class PacketValidator {
         if (worker == WorkerTable.MISSING) {
             return DropReason.UNKNOWN_SOURCE;
         }
-        int jobNumber = packet.jobNumber();
-        InstalledJob job = tables.job(jobNumber);
-        if (job == null) {
-            return DropReason.UNKNOWN_JOB;
+        // A SwitchML worker's job number field is its own short job id, which the switch only echoes.
+        if (!WorkerTable.addressOnly(worker)) {
+            if (tables.job(packet.jobNumber()) == null) {
+                return DropReason.UNKNOWN_JOB;
+            }
+            if (WorkerTable.jobNumber(worker) != packet.jobNumber()) {
+                return DropReason.JOB_MISMATCH;
+            }
         }
-        if (WorkerTable.jobNumber(worker) != jobNumber) {
-            return DropReason.JOB_MISMATCH;
-        }
+        InstalledJob job = tables.job(WorkerTable.jobNumber(worker));
         if (packet.sizeCode() != job.sizeCode()) {
             return DropReason.SIZE_MISMATCH;
         }

@@ -1,16 +1,20 @@
 package io.switchml.dataplane;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
 /**
  * The switch program's egress: replicates a result to its recipients, passes each copy through the
  * egress drop simulator and hands it to the sink. A result for slot s goes to the port of worker
- * thread {@code s / slotsPerThread} on each worker.
+ * thread {@code s / slotsPerThread} on each worker; on a worker matched by address alone
+ * (SwitchML's), to the source port of the packet that produced the result, as SwitchML's switch
+ * swaps the UDP ports (SwitchML workers use the same port for the same slot).
  */
 final class ResultSender {
     private final ResultSink sink;
     private final DropSimulator dropSimulator;
     private final SwitchCounters counters;
+    private final ReplyAddresses replyAddresses = new ReplyAddresses();
 
     ResultSender(ResultSink sink, DropSimulator dropSimulator, SwitchCounters counters) {
         this.sink = sink;
@@ -18,25 +22,29 @@ final class ResultSender {
         this.counters = counters;
     }
 
-    /** Sends a completed slot's result to every worker of the job. */
-    void multicast(InstalledJob job, int thread, ByteBuffer result) {
+    /** Sends a completed slot's result to every worker of the job; {@code sourcePort}: of the last contribution. */
+    void multicast(InstalledJob job, int thread, int sourcePort, ByteBuffer result) {
         WorkerAddresses addresses = job.addresses();
         for (int rank = 0; rank < addresses.workers(); rank++) {
-            send(job, rank, thread, result);
+            send(addresses, rank, thread, sourcePort, result);
         }
         counters.increment(SwitchCounter.RESULTS_SENT);
     }
 
     /** Sends a stored result to the one worker that retransmitted its contribution. */
-    void unicast(InstalledJob job, int rank, int thread, ByteBuffer result) {
-        send(job, rank, thread, result);
+    void unicast(InstalledJob job, int rank, int thread, int sourcePort, ByteBuffer result) {
+        send(job.addresses(), rank, thread, sourcePort, result);
         counters.increment(SwitchCounter.RETRANSMISSIONS_ANSWERED);
     }
 
-    private void send(InstalledJob job, int rank, int thread, ByteBuffer result) {
+    private void send(WorkerAddresses addresses, int rank, int thread, int sourcePort, ByteBuffer result) {
+        InetSocketAddress recipient = addresses.address(rank, thread);
+        if (recipient == null) {
+            recipient = replyAddresses.of(addresses.ipv4(rank), sourcePort);
+        }
         if (dropSimulator.dropAtEgress()) {
             counters.increment(SwitchCounter.EGRESS_SIMULATED_DROPS);
-        } else if (sink.send(job.addresses().address(rank, thread), result)) {
+        } else if (sink.send(recipient, result)) {
             counters.increment(SwitchCounter.PACKETS_SENT);
         } else {
             counters.increment(SwitchCounter.EGRESS_QUEUE_FULL_DROPS);

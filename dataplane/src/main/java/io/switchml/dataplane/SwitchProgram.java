@@ -73,11 +73,11 @@ final class SwitchProgram {
         switch (next) {
             case MULTICAST -> {
                 writeResult(job, set, slot, aggregation);
-                sender.multicast(job, metadata.thread, packet);
+                sender.multicast(job, metadata.thread, sourcePort, packet);
             }
             case UNICAST -> {
                 writeResult(job, set, slot, aggregation);
-                sender.unicast(job, metadata.rank, metadata.thread, packet);
+                sender.unicast(job, metadata.rank, metadata.thread, sourcePort, packet);
             }
             // Past validation, only a retransmission into an incomplete round is dropped.
             case DROP -> counters.increment(SwitchCounter.RETRANSMISSIONS_DROPPED);

@@ -9,10 +9,24 @@ import java.util.Arrays;
  * each of its worker threads, in thread order. The switch identifies a worker by where its packets
  * come from (DESIGN.md section 2), and replies to thread t's port.
  *
+ * <p>A SwitchML worker is identified by its address alone ({@link #matchedByAddress}), as
+ * SwitchML's UDP receiver table matches on the source address and not the port: its threads send
+ * from ports the controller is never told, and the switch answers each packet at the port it came
+ * from.
+ *
  * @param address the worker's IPv4 address
- * @param ports   one UDP source port per worker thread, thread 0 first; distinct, 1..65535
+ * @param ports   one UDP source port per worker thread, thread 0 first; distinct, 1..65535; for a
+ *                worker matched by address alone, the single port {@link #ANY_PORT}
+ * @param anyPort whether the worker is matched by its address alone, whatever its source port
  */
-public record WorkerEndpoint(InetAddress address, int[] ports) {
+public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) {
+    /** The worker-table port of a worker matched by its address alone (no UDP packet comes from port 0). */
+    public static final int ANY_PORT = 0;
+
+    /** A worker whose threads send from these ports. */
+    public WorkerEndpoint(InetAddress address, int[] ports) {
+        this(address, ports, false);
+    }
 
     public WorkerEndpoint {
         if (address == null) {
@@ -26,7 +40,11 @@ public record WorkerEndpoint(InetAddress address, int[] ports) {
             throw new IllegalArgumentException("worker " + address.getHostAddress() + " has no ports; it needs one per worker thread");
         }
         ports = ports.clone();
-        for (int i = 0; i < ports.length; i++) {
+        if (anyPort && (ports.length != 1 || ports[0] != ANY_PORT)) {
+            throw new IllegalArgumentException("worker " + address.getHostAddress() + " is matched by address alone"
+                    + " and has the one port " + ANY_PORT + ", not " + Arrays.toString(ports));
+        }
+        for (int i = 0; i < ports.length && !anyPort; i++) {
             if (ports[i] < 1 || ports[i] > 65535) {
                 throw new IllegalArgumentException("port " + ports[i] + " of worker " + address.getHostAddress()
                         + " thread " + i + " is outside 1..65535");
@@ -43,6 +61,11 @@ public record WorkerEndpoint(InetAddress address, int[] ports) {
     /** Convenience for the common case of one address and its thread ports. */
     public static WorkerEndpoint of(InetAddress address, int... ports) {
         return new WorkerEndpoint(address, ports);
+    }
+
+    /** A worker of one thread matched by its source address whatever its source port (SwitchML's workers). */
+    public static WorkerEndpoint matchedByAddress(InetAddress address) {
+        return new WorkerEndpoint(address, new int[] {ANY_PORT}, true);
     }
 
     /** A copy of the ports: the record stays immutable. */
@@ -63,7 +86,8 @@ public record WorkerEndpoint(InetAddress address, int[] ports) {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof WorkerEndpoint that && address.equals(that.address) && Arrays.equals(ports, that.ports);
+        return other instanceof WorkerEndpoint that && address.equals(that.address) && Arrays.equals(ports, that.ports)
+                && anyPort == that.anyPort;
     }
 
     @Override
@@ -73,6 +97,6 @@ public record WorkerEndpoint(InetAddress address, int[] ports) {
 
     @Override
     public String toString() {
-        return address.getHostAddress() + Arrays.toString(ports);
+        return address.getHostAddress() + (anyPort ? "[any port]" : Arrays.toString(ports));
     }
 }

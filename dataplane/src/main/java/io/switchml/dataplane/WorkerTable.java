@@ -5,13 +5,18 @@ import org.agrona.collections.Long2LongHashMap;
 /**
  * The switch's worker table: which job and rank a packet belongs to, by where it comes from
  * (source IPv4 address and UDP port), as SwitchML's UDP receiver table matches on the source.
+ * A worker installed with {@link WorkerEndpoint#ANY_PORT} (a SwitchML worker) matches every port
+ * of its address that no exact entry claims.
  *
  * <p>Immutable once built: the control plane builds a changed copy and publishes it, so the
- * receive threads read it without locks. Entries pack {@code jobNumber << 8 | rank}.
+ * receive threads read it without locks. Entries pack {@code addressOnly << 16 | jobNumber << 8 | rank}.
  */
 final class WorkerTable {
     /** Lookup result for a source that is not in the table. */
     static final long MISSING = -1L;
+
+    /** Entry bit: the source matched by its address alone. */
+    private static final long ADDRESS_ONLY = 1L << 16;
 
     static final WorkerTable EMPTY = new WorkerTable(new Long2LongHashMap(MISSING));
 
@@ -26,9 +31,19 @@ final class WorkerTable {
         return (ipv4 & 0xFFFF_FFFFL) << 16 | (port & 0xFFFF);
     }
 
-    /** The entry of the source, or {@link #MISSING}. */
+    /** The entry of the source, or {@link #MISSING}; an exact (address, port) entry wins over an any-port one. */
     long lookup(int ipv4, int port) {
-        return entries.get(key(ipv4, port));
+        long exact = entries.get(key(ipv4, port));
+        return exact != MISSING ? exact : entries.get(key(ipv4, WorkerEndpoint.ANY_PORT));
+    }
+
+    /**
+     * Whether the entry is of a worker matched by address alone: a SwitchML worker, whose header
+     * job number is its own short job id (the switch echoes it) and whose results go to the port
+     * each packet came from.
+     */
+    static boolean addressOnly(long entry) {
+        return (entry & ADDRESS_ONLY) != 0;
     }
 
     static int jobNumber(long entry) {
@@ -55,11 +70,12 @@ final class WorkerTable {
             WorkerEndpoint endpoint = spec.endpoints().get(rank);
             int ipv4 = Ipv4.toInt(endpoint.address());
             for (int thread = 0; thread < endpoint.threads(); thread++) {
-                long previous = copy.put(key(ipv4, endpoint.port(thread)), (long) spec.jobNumber() << 8 | rank);
+                long entry = (endpoint.anyPort() ? ADDRESS_ONLY : 0) | (long) spec.jobNumber() << 8 | rank;
+                long previous = copy.put(key(ipv4, endpoint.port(thread)), entry);
                 if (previous != MISSING) {
-                    throw new IllegalStateException("worker endpoint " + endpoint.address().getHostAddress() + ":"
-                            + endpoint.port(thread) + " of job " + spec.jobNumber() + " already belongs to job "
-                            + jobNumber(previous));
+                    String port = endpoint.anyPort() ? "any port" : String.valueOf(endpoint.port(thread));
+                    throw new IllegalStateException("worker endpoint " + endpoint.address().getHostAddress() + ":" + port
+                            + " of job " + spec.jobNumber() + " already belongs to job " + jobNumber(previous));
                 }
             }
         }

@@ -1,0 +1,59 @@
+package io.switchml.controller;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.switchml.controller.compat.proto.SessionGrpc;
+import io.switchml.controller.compat.proto.UdpSessionRequest;
+import io.switchml.controller.compat.proto.UdpSessionResponse;
+import io.switchml.dataplane.AggregationSwitch;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * The gRPC face of SwitchML's session setup: turns UdpSession calls into {@link SwitchmlSessions}
+ * calls and answers with where the switch is. Its MAC is reported as 0: a software switch behind the
+ * host's network stack has none of its own, and SwitchML's UDP workers address it by IP.
+ */
+final class SwitchmlSessionService extends SessionGrpc.SessionImplBase {
+    /** The MAC address a software switch reports. */
+    static final long SWITCH_MAC = 0;
+
+    private final SwitchmlSessions sessions;
+    private final AggregationSwitch dataplane;
+
+    SwitchmlSessionService(SwitchmlSessions sessions, AggregationSwitch dataplane) {
+        this.sessions = sessions;
+        this.dataplane = dataplane;
+    }
+
+    @Override
+    public void udpSession(UdpSessionRequest request, StreamObserver<UdpSessionResponse> observer) {
+        InetAddress switchAddress = switchAddress();
+        if (!(switchAddress instanceof Inet4Address)) {
+            observer.onError(Status.FAILED_PRECONDITION.withDescription("the switch listens on every address and this"
+                    + " call did not reach the controller over IPv4, so there is no IPv4 address to give SwitchML workers;"
+                    + " start the switch with --bind <its IPv4 address>").asRuntimeException());
+            return;
+        }
+        int ipv4 = ipv4Bits(switchAddress);
+        ControllerService.onCancel(observer, sessions.join(request, ControllerService.reply(observer,
+                jobNumber -> UdpSessionResponse.newBuilder().setSessionId(request.getSessionId())
+                        .setMac(SWITCH_MAC).setIpv4(ipv4).build())));
+    }
+
+    /** The dataplane's bound address; when that is the wildcard, the address this call reached. */
+    private InetAddress switchAddress() {
+        if (!dataplane.bindAddress().isAnyLocalAddress()) {
+            return dataplane.bindAddress();
+        }
+        InetSocketAddress local = CallLocalAddress.current();
+        return local == null ? null : local.getAddress();
+    }
+
+    private static int ipv4Bits(InetAddress address) {
+        byte[] b = address.getAddress();
+        return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
+    }
+}

@@ -1,6 +1,7 @@
 package io.switchml.cli;
 
 import io.switchml.bench.BenchAlgorithm;
+import io.switchml.bench.BenchFormat;
 import io.switchml.bench.BenchOptions;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
@@ -37,8 +38,13 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     WorkerTuning tuning;
 
-    @Option(names = "--format", defaultValue = "table", description = "table or json (one object per line) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--format", defaultValue = "table", description = "table, json (one object per line) or csv (a header,"
+            + " then one line per row; the JSON fields in the same order) (default: ${DEFAULT-VALUE}).")
     String format;
+
+    @Option(names = "--quiet", description = "No progress lines on standard error (a line per algorithm and worker count"
+            + " started, and per row with the time elapsed and an estimate of the time left).")
+    boolean quiet;
 
     @Option(names = "--controller", description = "HOST:PORT of a running switch's controller instead of an embedded switch.")
     String controller;
@@ -54,7 +60,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--rack", description = "Run in the emulated rack (needs root): the switch and every worker in their"
             + " own network namespace, joined through a bridge by veth links shaped with tc tbf to --rate; the ring and"
-            + " ps baselines cross the same links. Every JSON row carries rate_bps. Removes everything afterwards.")
+            + " ps baselines cross the same links. Every row carries rate_bps and line_rate_fraction. Removes"
+            + " everything afterwards.")
     boolean rack;
 
     @Option(names = "--rate", description = "With --rack: the line rate of every link, a tc rate such as 500mbit, 1gbit"
@@ -82,9 +89,11 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        boolean json = "json".equals(format);
-        if (!json && !"table".equals(format)) {
-            throw new IllegalArgumentException("--format must be table or json, not " + format);
+        BenchFormat output;
+        try {
+            output = BenchFormat.named(format);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--format: " + e.getMessage(), e);
         }
         Map<String, String> settings = tuning.settings();
         putIfSet(settings, SwitchMLConfig.Key.FAULT_DROP_RATE, faultDrop);
@@ -116,14 +125,12 @@ final class BenchCommand implements Callable<Integer> {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }
         PrintStream out = System.out;
-        if (!json) {
-            if (rackSpec != null) {
-                out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
-            }
-            out.println(BenchRow.tableHeader());
+        if (rackSpec != null && output == BenchFormat.TABLE) {
+            out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
         }
-        List<BenchRow> rows = new BenchRunner(options, System.err).run(row -> {
-            out.println(json ? row.toJson() : row.toTableLine());
+        output.header().ifPresent(out::println);
+        List<BenchRow> rows = new BenchRunner(options, System.err, quiet).run(row -> {
+            out.println(output.line(row));
             out.flush();
         });
         boolean failed = rows.stream().anyMatch(r -> Boolean.FALSE.equals(r.verified()));

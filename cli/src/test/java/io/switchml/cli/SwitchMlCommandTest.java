@@ -76,7 +76,7 @@ class SwitchMlCommandTest {
         assertThat(cl.execute("bench", "--size", "3B")).isNotZero();
         assertThat(err.toString()).contains("not a positive multiple of 4 bytes");
         assertThat(cl.execute("bench", "--format", "xml")).isNotZero();
-        assertThat(err.toString()).contains("--format must be table or json");
+        assertThat(err.toString()).contains("--format: unknown format 'xml'; known: table, json, csv");
         assertThat(cl.execute("bench", "--algo", "switchml,allgather")).isNotZero();
         assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
     }

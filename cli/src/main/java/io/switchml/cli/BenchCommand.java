@@ -3,6 +3,7 @@ package io.switchml.cli;
 import io.switchml.bench.BenchAlgorithm;
 import io.switchml.bench.BenchFormat;
 import io.switchml.bench.BenchOptions;
+import io.switchml.bench.BenchPlot;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
 import io.switchml.bench.Rack;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +43,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "table", description = "table, json (one object per line) or csv (a header,"
             + " then one line per row; the JSON fields in the same order) (default: ${DEFAULT-VALUE}).")
     String format;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "Also draw the run to this PNG: algbw against tensor"
+            + " size (one line per algorithm and worker count) and against worker count at the largest size.")
+    Path plot;
 
     @Option(names = "--quiet", description = "No progress lines on standard error (a line per algorithm and worker count"
             + " started, and per row with the time elapsed and an estimate of the time left).")
@@ -124,6 +130,9 @@ final class BenchCommand implements Callable<Integer> {
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }
+        if (plot != null) {
+            BenchPlot.requireWritable(plot); // before the run, which may be long
+        }
         PrintStream out = System.out;
         if (rackSpec != null && output == BenchFormat.TABLE) {
             out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
@@ -133,6 +142,10 @@ final class BenchCommand implements Callable<Integer> {
             out.println(output.line(row));
             out.flush();
         });
+        if (plot != null) {
+            BenchPlot.write(rows, plot);
+            System.err.println("plot written to " + plot);
+        }
         boolean failed = rows.stream().anyMatch(r -> Boolean.FALSE.equals(r.verified()));
         if (failed) {
             System.err.println("VERIFICATION FAILED: some results differ from the exact expected value");

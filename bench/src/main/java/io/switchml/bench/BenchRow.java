@@ -2,7 +2,6 @@ package io.switchml.bench;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The measurement of one (algorithm, workers, size), in the conventions users know: nccl-tests'
@@ -69,24 +68,13 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         return elements() / (medianMs * 1e-3);
     }
 
-    public String toJson() {
-        return String.format(Locale.ROOT, "{\"algo\": \"%s\", \"workers\": %d, \"bytes\": %d, \"type\": \"%s\", "
-                        + "\"iterations\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
-                        + "\"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f, \"goodput_gbps\": %.4f, \"ate_per_s\": %.4e, "
-                        + "\"retransmissions\": %d, \"verified\": %s%s}",
-                algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, algbwGbps(), busbwGbps(), algbwGbps(),
-                atePerSecond(), retransmissions, verified, rateBps == null ? "" : ", \"rate_bps\": " + rateBps);
-    }
-
-    public static String tableHeader() {
-        return String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %11s %8s %8s",
-                "algo", "workers", "size", "type", "median_ms", "min_ms", "max_ms", "algbw_Gbps", "busbw_Gbps",
-                "ATE/s", "retrans", "verified");
-    }
-
-    public String toTableLine() {
-        return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10.3f %10.3f %11.3e %8d %8s",
-                algo, workers, ByteSize.format(bytes), type, medianMs, minMs, maxMs, algbwGbps(), busbwGbps(),
-                atePerSecond(), retransmissions, verified == null ? "-" : verified ? "yes" : "NO");
+    /**
+     * The fraction of the line rate reached, in the rack: the time the tensor takes through one link at
+     * {@code rate_bps} (S/B) over the median time. 1 is the bound for in-network aggregation; ring all-reduce
+     * (and one parameter server per worker) must move 2(n-1)/n S through each link, so its best is n/(2(n-1)).
+     * Null without a rate.
+     */
+    public Double lineRateFraction() {
+        return rateBps == null ? null : bytes * 8.0 / rateBps / (medianMs * 1e-3);
     }
 }

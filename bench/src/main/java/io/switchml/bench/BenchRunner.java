@@ -4,6 +4,7 @@ import io.switchml.client.SwitchMLConfig;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,10 +29,18 @@ public final class BenchRunner {
 
     private final BenchOptions options;
     private final PrintStream progress;
+    private final boolean quiet;
 
+    /** Prints what happens (the switch, worker errors, a line per group and per row) on {@code progress}. */
     public BenchRunner(BenchOptions options, PrintStream progress) {
+        this(options, progress, false);
+    }
+
+    /** @param quiet leave out the progress lines of each group and row ({@link BenchProgress}) */
+    public BenchRunner(BenchOptions options, PrintStream progress, boolean quiet) {
         this.options = options;
         this.progress = progress;
+        this.quiet = quiet;
     }
 
     public List<BenchRow> run(Consumer<BenchRow> rows) throws InterruptedException {
@@ -61,9 +70,15 @@ public final class BenchRunner {
 
     private List<BenchRow> runAll(String controller, Rack rack, Consumer<BenchRow> rows) throws InterruptedException {
         List<BenchRow> all = new ArrayList<>();
+        BenchProgress status = new BenchProgress(quiet ? new PrintStream(OutputStream.nullOutputStream()) : progress,
+                options, System::nanoTime);
         for (int n : options.workers()) {
             for (BenchAlgorithm algorithm : options.algorithms()) {
-                all.addAll(runWorkers(algorithm, controller, rack, n, rows));
+                status.groupStarted(algorithm, n);
+                all.addAll(runWorkers(algorithm, controller, rack, n, row -> {
+                    status.rowDone(row);
+                    rows.accept(row);
+                }));
             }
         }
         return all;
@@ -174,7 +189,6 @@ public final class BenchRunner {
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
-        progress.println("starting " + n + " worker process(es): " + algorithm);
         try (WorkerGroup workers = new WorkerGroup(options.workerTimeout())) {
             for (int r = 0; r < n; r++) {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));

@@ -95,7 +95,7 @@ class BenchFormatsTest {
         assertThat(row.algbwGbps()).isCloseTo(8e6 / 3e-3 / 1e9, within(1e-9));
         assertThat(row.busbwGbps()).isCloseTo(row.algbwGbps(), within(1e-9)); // 2(n-1)/n = 1 for n = 2
         assertThat(row.atePerSecond()).isCloseTo(250_000 / 3e-3, within(1e-3));
-        assertThat(row.toJson()).contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"bytes\": 1000000",
+        assertThat(BenchFormat.JSON.line(row)).contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"bytes\": 1000000",
                 "\"median_ms\": 3.0000", "\"verified\": true", "\"retransmissions\": 5");
         List<SizeReport> differing = List.of(reports.get(0),
                 new SizeReport(1, 1_000_000, new long[]{1, 1, 1}, true, 2, 0, 0));

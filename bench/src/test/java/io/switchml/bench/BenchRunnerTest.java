@@ -45,7 +45,8 @@ class BenchRunnerTest {
             assertThat(r.maxMs()).isGreaterThanOrEqualTo(r.medianMs());
         });
         assertThat(rows).extracting(BenchRow::workers).containsExactly(1, 1, 1, 3, 3, 3);
-        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("starting 3 worker process(es)");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("[3/6] switchml n=3: starting 3 worker processes",
+                "[6/6] switchml n=3 1.0MiB done in ");
     }
 
     @Test
@@ -74,7 +75,7 @@ class BenchRunnerTest {
                 tuple("ps", 1, 4L), tuple("ps", 1, 1028L), tuple("ps", 1, (1L << 20) + 4),
                 tuple("ring", 3, 4L), tuple("ring", 3, 1028L), tuple("ring", 3, (1L << 20) + 4),
                 tuple("ps", 3, 4L), tuple("ps", 3, 1028L), tuple("ps", 3, (1L << 20) + 4));
-        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("starting 3 worker process(es): ps")
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("[9/12] ps n=3: starting 3 worker processes")
                 .doesNotContain("embedded switch");
     }
 

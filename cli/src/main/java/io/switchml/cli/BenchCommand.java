@@ -1,7 +1,9 @@
 package io.switchml.cli;
 
 import io.switchml.bench.BenchAlgorithm;
+import io.switchml.bench.BenchFormat;
 import io.switchml.bench.BenchOptions;
+import io.switchml.bench.BenchPlot;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
 import io.switchml.bench.Rack;
@@ -11,6 +13,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +40,17 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     WorkerTuning tuning;
 
-    @Option(names = "--format", defaultValue = "table", description = "table or json (one object per line) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--format", defaultValue = "table", description = "table, json (one object per line) or csv (a header,"
+            + " then one line per row; the JSON fields in the same order) (default: ${DEFAULT-VALUE}).")
     String format;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "Also draw the run to this PNG: algbw against tensor"
+            + " size (one line per algorithm and worker count) and against worker count at the largest size.")
+    Path plot;
+
+    @Option(names = "--quiet", description = "No progress lines on standard error (a line per algorithm and worker count"
+            + " started, and per row with the time elapsed and an estimate of the time left).")
+    boolean quiet;
 
     @Option(names = "--controller", description = "HOST:PORT of a running switch's controller instead of an embedded switch.")
     String controller;
@@ -54,7 +66,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--rack", description = "Run in the emulated rack (needs root): the switch and every worker in their"
             + " own network namespace, joined through a bridge by veth links shaped with tc tbf to --rate; the ring and"
-            + " ps baselines cross the same links. Every JSON row carries rate_bps. Removes everything afterwards.")
+            + " ps baselines cross the same links. Every row carries rate_bps and line_rate_fraction. Removes"
+            + " everything afterwards.")
     boolean rack;
 
     @Option(names = "--rate", description = "With --rack: the line rate of every link, a tc rate such as 500mbit, 1gbit"
@@ -82,9 +95,11 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        boolean json = "json".equals(format);
-        if (!json && !"table".equals(format)) {
-            throw new IllegalArgumentException("--format must be table or json, not " + format);
+        BenchFormat output;
+        try {
+            output = BenchFormat.named(format);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--format: " + e.getMessage(), e);
         }
         Map<String, String> settings = tuning.settings();
         putIfSet(settings, SwitchMLConfig.Key.FAULT_DROP_RATE, faultDrop);
@@ -115,17 +130,22 @@ final class BenchCommand implements Callable<Integer> {
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }
-        PrintStream out = System.out;
-        if (!json) {
-            if (rackSpec != null) {
-                out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
-            }
-            out.println(BenchRow.tableHeader());
+        if (plot != null) {
+            BenchPlot.requireWritable(plot); // before the run, which may be long
         }
-        List<BenchRow> rows = new BenchRunner(options, System.err).run(row -> {
-            out.println(json ? row.toJson() : row.toTableLine());
+        PrintStream out = System.out;
+        if (rackSpec != null && output == BenchFormat.TABLE) {
+            out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
+        }
+        output.header().ifPresent(out::println);
+        List<BenchRow> rows = new BenchRunner(options, System.err, quiet).run(row -> {
+            out.println(output.line(row));
             out.flush();
         });
+        if (plot != null) {
+            BenchPlot.write(rows, plot);
+            System.err.println("plot written to " + plot);
+        }
         boolean failed = rows.stream().anyMatch(r -> Boolean.FALSE.equals(r.verified()));
         if (failed) {
             System.err.println("VERIFICATION FAILED: some results differ from the exact expected value");

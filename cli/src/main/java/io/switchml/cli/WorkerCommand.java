@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.bench.BenchFormat;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchWorker;
 import io.switchml.bench.SizeReport;
@@ -65,13 +66,13 @@ final class WorkerCommand implements Callable<Integer> {
         WorkerPlan plan = new WorkerPlan(config.toMap(), sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), sizes.seed);
         System.out.println("rank " + rank + " of " + workers + " joining job '" + config.job() + "' at " + config.controller());
-        System.out.println(BenchRow.tableHeader());
+        System.out.println(BenchFormat.TABLE.header().orElseThrow());
         boolean[] failed = {false};
         new BenchWorker(plan).run(report -> {
             BenchRow row = BenchRow.of("switchml", workers, sizes.dataType().name().toLowerCase(java.util.Locale.ROOT),
                     List.of(report));
             failed[0] |= Boolean.FALSE.equals(report.verified());
-            System.out.println(row.toTableLine());
+            System.out.println(BenchFormat.TABLE.line(row));
         });
         return failed[0] ? 2 : 0;
     }

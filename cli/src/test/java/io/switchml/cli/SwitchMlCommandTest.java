@@ -3,13 +3,19 @@ package io.switchml.cli;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +61,21 @@ class SwitchMlCommandTest {
     }
 
     @Test
+    void benchWritesCsvAndAPlot(@TempDir Path dir) throws IOException {
+        Path png = dir.resolve("p.png");
+        String out = run("bench", "--workers", "2", "--size", "64KiB", "--iters", "1", "--warmup", "0", "--format", "csv",
+                "--plot", png.toString());
+        List<String> lines = out.lines().toList();
+        assertThat(lines).as("a header and one row; progress goes to standard error").hasSize(2);
+        assertThat(lines.get(0)).isEqualTo("algo,workers,bytes,type,iterations,median_ms,min_ms,max_ms,algbw_gbps,"
+                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction");
+        assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").endsWith(",,,"); // not verified, no rate
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertThat(image.getWidth()).isPositive();
+        assertThat(image.getHeight()).isPositive();
+    }
+
+    @Test
     void benchAgainstARunningSwitchPrintsATable() {
         try (AggregationService service = AggregationService.start(
                 new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0)) {
@@ -76,7 +97,10 @@ class SwitchMlCommandTest {
         assertThat(cl.execute("bench", "--size", "3B")).isNotZero();
         assertThat(err.toString()).contains("not a positive multiple of 4 bytes");
         assertThat(cl.execute("bench", "--format", "xml")).isNotZero();
-        assertThat(err.toString()).contains("--format must be table or json");
+        assertThat(err.toString()).contains("--format: unknown format 'xml'; known: table, json, csv");
+        assertThat(cl.execute("bench", "--plot", "/no/such/dir/p.png")).isNotZero();
+        assertThat(err.toString()).contains("cannot write the plot to /no/such/dir/p.png: the directory /no/such/dir does"
+                + " not exist");
         assertThat(cl.execute("bench", "--algo", "switchml,allgather")).isNotZero();
         assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
     }

@@ -70,31 +70,14 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
     }
 
     public static WorkerPlan parse(String[] args) {
-        Map<String, String> config = new LinkedHashMap<>();
-        Map<String, String> plan = new LinkedHashMap<>();
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (eq < 1) {
-                throw new IllegalArgumentException("worker argument '" + arg + "' is not key=value");
-            }
-            String key = arg.substring(0, eq);
-            (key.startsWith("switchml.") ? config : plan).put(key, arg.substring(eq + 1));
-        }
+        WorkerArguments a = WorkerArguments.parse(args, "worker");
         List<Long> sizes = new ArrayList<>();
-        for (String s : required(plan, "sizes").split(",")) {
+        for (String s : a.required("sizes").split(",")) {
             sizes.add(Long.parseLong(s));
         }
-        return new WorkerPlan(config, sizes, Integer.parseInt(required(plan, "iterations")),
-                Integer.parseInt(required(plan, "warmup")), Boolean.parseBoolean(required(plan, "verify")),
-                DataType.valueOf(required(plan, "type")), Long.parseLong(required(plan, "seed")),
-                BenchAlgorithm.named(plan.getOrDefault("algo", BenchAlgorithm.SWITCHML.id())));
-    }
-
-    private static String required(Map<String, String> plan, String key) {
-        String v = plan.get(key);
-        if (v == null) {
-            throw new IllegalArgumentException("worker argument " + key + "=... is missing");
-        }
-        return v;
+        return new WorkerPlan(a.config(), sizes, Integer.parseInt(a.required("iterations")),
+                Integer.parseInt(a.required("warmup")), Boolean.parseBoolean(a.required("verify")),
+                DataType.valueOf(a.required("type")), Long.parseLong(a.required("seed")),
+                BenchAlgorithm.named(a.plan().getOrDefault("algo", BenchAlgorithm.SWITCHML.id())));
     }
 }

@@ -1,5 +1,7 @@
 package io.switchml.training;
 
+import io.switchml.bench.WorkerArguments;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,27 +55,10 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
     }
 
     public static TrainPlan parse(String[] args) {
-        Map<String, String> config = new LinkedHashMap<>();
-        Map<String, String> plan = new LinkedHashMap<>();
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (eq < 1) {
-                throw new IllegalArgumentException("training worker argument '" + arg + "' is not key=value");
-            }
-            String key = arg.substring(0, eq);
-            (key.startsWith("switchml.") ? config : plan).put(key, arg.substring(eq + 1));
-        }
-        return new TrainPlan(config, Aggregation.named(required(plan, "aggregation")),
-                Integer.parseInt(required(plan, "epochs")), Integer.parseInt(required(plan, "batch")),
-                Float.parseFloat(required(plan, "lr")), Long.parseLong(required(plan, "seed")), Path.of(required(plan, "data")),
-                Integer.parseInt(required(plan, "limit")), Long.parseLong(required(plan, "bucket")));
-    }
-
-    private static String required(Map<String, String> plan, String key) {
-        String v = plan.get(key);
-        if (v == null) {
-            throw new IllegalArgumentException("training worker argument " + key + "=... is missing");
-        }
-        return v;
+        WorkerArguments a = WorkerArguments.parse(args, "training worker");
+        return new TrainPlan(a.config(), Aggregation.named(a.required("aggregation")),
+                Integer.parseInt(a.required("epochs")), Integer.parseInt(a.required("batch")),
+                Float.parseFloat(a.required("lr")), Long.parseLong(a.required("seed")), Path.of(a.required("data")),
+                Integer.parseInt(a.required("limit")), Long.parseLong(a.required("bucket")));
     }
 }

@@ -104,4 +104,28 @@ class SwitchMlCommandTest {
         assertThat(cl.execute("bench", "--algo", "switchml,allgather")).isNotZero();
         assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
     }
+
+    @Test
+    void trainAloneEndsWithOneJsonObject() {
+        String out = run("train", "--aggregation", "none", "--workers", "1", "--epochs", "1", "--limit", "512",
+                "--batch-size", "32", "--format", "json");
+        assertThat(out.strip().lines().toList()).hasSize(1);
+        assertThat(out.strip()).startsWith("{").contains("\"aggregation\": \"none\"", "\"workers\": 1", "\"epochs\": 1",
+                "\"test_accuracy\": 0.", "\"images_per_s\":", "\"aggregation_fraction\": 0", "\"parameters_identical\": true");
+    }
+
+    @Test
+    void trainRefusesInconsistentOptions() {
+        CommandLine cl = SwitchMlCommand.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err));
+        assertThat(cl.execute("train", "--aggregation", "none", "--workers", "2", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("--aggregation none trains one process alone; use --workers 1");
+        assertThat(cl.execute("train", "--aggregation", "allgather")).isNotZero();
+        assertThat(err.toString()).contains("unknown aggregation 'allgather'");
+        assertThat(cl.execute("train", "--rank", "0", "--workers", "2")).isNotZero();
+        assertThat(err.toString()).contains("--rank needs --controller");
+        assertThat(cl.execute("train", "--data", "/no/such/dir", "--aggregation", "none", "--workers", "1")).isNotZero();
+        assertThat(err.toString()).contains("apt-get install dataset-fashion-mnist");
+    }
 }

@@ -62,6 +62,14 @@ public final class FashionMnist {
     private FashionMnist() {
     }
 
+    /** Fails with how to install the dataset unless all four files are in {@code directory}. */
+    public static void requirePresent(Path directory) {
+        for (String name : List.of("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                "t10k-labels-idx1-ubyte")) {
+            find(directory, name);
+        }
+    }
+
     public static Split train(Path directory) {
         return read(directory, "train-images-idx3-ubyte", "train-labels-idx1-ubyte");
     }

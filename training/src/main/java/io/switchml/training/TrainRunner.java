@@ -53,6 +53,7 @@ public final class TrainRunner {
         if (aggregation == Aggregation.NONE && n != 1) {
             throw new IllegalArgumentException("--aggregation none trains one process alone; use --workers 1");
         }
+        FashionMnist.requirePresent(options.plan().data());
         // Nothing may be downloaded at run time: the native library comes from the pytorch-native-cpu jar.
         System.setProperty("ai.djl.offline", System.getProperty("ai.djl.offline", "true"));
         // DJL looks for CUDA first and warns that there is none: expected on a CPU-only host.

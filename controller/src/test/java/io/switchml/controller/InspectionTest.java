@@ -12,14 +12,10 @@ import io.switchml.controller.proto.SlotCopy;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import io.switchml.controller.proto.WorkerStatus;
-import io.switchml.protocol.AggregationPacket;
-import io.switchml.protocol.PayloadSize;
 import org.junit.jupiter.api.Test;
 
-import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -61,9 +57,9 @@ class InspectionTest extends ControllerTestSupport {
                     joinRequest("bitmaps", 2, p, 43_000).build()));
             int number = joined.get(0).getJobNumber();
             // Slot 3, set 0 (round 0): ranks 0 and 1 in, rank 2 missing. Slot 5, set 1 (round 1): rank 1 only.
-            send(rank0, number, 0, 3, 0);
-            send(rank1, number, 0, 3, 0);
-            send(rank1, number, 1, 5, 1);
+            sendPacket(rank0, number, 0, 3, 0);
+            sendPacket(rank1, number, 0, 3, 0);
+            sendPacket(rank1, number, 1, 5, 1);
             awaitCounter("contributions", 3);
 
             JobDetailResponse byNumber = stub().jobDetail(JobDetailRequest.newBuilder().setJobNumber(number).build());
@@ -134,22 +130,5 @@ class InspectionTest extends ControllerTestSupport {
 
     private static JoinRequest withPort(JoinRequest.Builder request, DatagramSocket socket) {
         return request.clearPorts().addPorts(socket.getLocalPort()).build();
-    }
-
-    /** Sends an aggregation packet of round {@code round} for (slot, set) to the switch. */
-    private void send(DatagramSocket from, int jobNumber, int round, int slot, int set) throws Exception {
-        PayloadSize size = PayloadSize.ofElements(64);
-        ByteBuffer buffer = ByteBuffer.allocate(size.packetBytes());
-        new AggregationPacket().wrap(buffer, 0).header(size, jobNumber, round, slot, set, 0, 0);
-        from.send(new DatagramPacket(buffer.array(), buffer.capacity(), InetAddress.getByName(LOOPBACK),
-                service.dataplane().ports()[0]));
-    }
-
-    private void awaitCounter(String name, long atLeast) throws InterruptedException {
-        long deadline = System.nanoTime() + CLIENT_DEADLINE_MS * 1_000_000;
-        while (service.dataplane().counters().get(name) < atLeast) {
-            assertThat(System.nanoTime()).as("counter %s reaches %d", name, atLeast).isLessThan(deadline);
-            Thread.sleep(5);
-        }
     }
 }

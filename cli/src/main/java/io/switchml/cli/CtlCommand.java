@@ -18,15 +18,16 @@ final class CtlCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--controller", scope = ScopeType.INHERIT, defaultValue = "127.0.0.1:" + ProtocolConstants.CONTROLLER_TCP_PORT,
+    @Option(names = "--controller", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT",
+            defaultValue = "127.0.0.1:" + ProtocolConstants.CONTROLLER_TCP_PORT,
             description = "HOST:PORT of the switch's controller (default: ${DEFAULT-VALUE}).")
     String controller;
 
-    @Option(names = "--format", scope = ScopeType.INHERIT, defaultValue = "table",
+    @Option(names = "--format", scope = ScopeType.INHERIT, defaultValue = "table", paramLabel = "table|json",
             description = "table or json (one object) (default: ${DEFAULT-VALUE}).")
     String format;
 
-    @Option(names = "--timeout", scope = ScopeType.INHERIT, defaultValue = "PT10S",
+    @Option(names = "--timeout", scope = ScopeType.INHERIT, defaultValue = "PT10S", paramLabel = "DURATION",
             description = "Give up when the controller does not answer in this time, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 

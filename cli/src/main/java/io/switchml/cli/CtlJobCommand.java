@@ -32,7 +32,7 @@ final class CtlJobCommand implements Callable<Integer> {
             + " is taken as a number).")
     String job;
 
-    @Option(names = "--max-slots", defaultValue = "64",
+    @Option(names = "--max-slots", defaultValue = "64", paramLabel = "N",
             description = "List at most this many slot copies in progress (default: ${DEFAULT-VALUE}); all are counted.")
     int maxSlots;
 

@@ -1,6 +1,7 @@
 package io.switchml.cli;
 
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.ProtocolConstants;
 import picocli.CommandLine.Command;
@@ -37,12 +38,32 @@ final class SwitchCommand implements Callable<Integer> {
     @Option(names = "--egress-drop", defaultValue = "0", description = "Probability of dropping each result sent (drop simulator).")
     double egressDrop;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve Prometheus metrics on http://CONTROLLER-BIND:PORT/metrics (0 picks a free port, printed"
+                    + " before the ready line; default: off).")
+    Integer metricsPort;
+
     @Override
     public Integer call() throws InterruptedException {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
                 .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop);
         AggregationService service = AggregationService.start(config, controllerBind, controllerPort);
-        Runtime.getRuntime().addShutdownHook(new Thread(service::close, "switchml-shutdown"));
+        SwitchMetrics metrics;
+        try {
+            metrics = metricsPort == null ? null : SwitchMetrics.start(service, controllerBind, metricsPort);
+        } catch (RuntimeException e) {
+            service.close();
+            throw e;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (metrics != null) {
+                metrics.close();
+            }
+            service.close();
+        }, "switchml-shutdown"));
+        if (metrics != null) {
+            System.out.println("switchml switch metrics: http://" + controllerBind + ":" + metrics.port() + "/metrics");
+        }
         System.out.println("switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
                 + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports()));
         System.out.flush();

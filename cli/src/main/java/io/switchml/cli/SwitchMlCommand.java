@@ -3,10 +3,11 @@ package io.switchml.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code switchml} command: a switch, workers, benchmarks, training and the demo. */
+/** The {@code switchml} command: a switch, workers, benchmarks, training, the demo and the switch's inspection (ctl). */
 @Command(name = "switchml", mixinStandardHelpOptions = true, version = "switchml 0.1.0",
         description = "In-network aggregation for distributed training on the JVM, after SwitchML (NSDI 2021).",
         subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, TrainCommand.class, DemoCommand.class,
+                CtlCommand.class,
                 CommandLine.HelpCommand.class})
 public final class SwitchMlCommand implements Runnable {
     @CommandLine.Spec
@@ -24,7 +25,7 @@ public final class SwitchMlCommand implements Runnable {
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new SwitchMlCommand());
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("switchml " + commandLine.getCommandName() + ": " + e.getMessage());
+            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName(" ") + ": " + e.getMessage());
             return 1;
         });
         return cl;

@@ -1,11 +1,18 @@
 package io.switchml.cli;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +21,12 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** `switchml switch` as a script uses it: wait for its ready line, then run workers against it. */
+/**
+ * `switchml switch` as a script uses it: wait for its ready line, then run workers against it, then
+ * inspect it with `switchml ctl` and scrape its metrics endpoint.
+ */
 class SwitchProcessTest {
+    private static final Pattern METRICS = Pattern.compile("switchml switch metrics: http://127\\.0\\.0\\.1:(\\d+)/metrics");
     private static final Pattern READY = Pattern.compile(
             "switchml switch ready: controller 127\\.0\\.0\\.1:(\\d+) \\(gRPC\\), dataplane UDP 127\\.0\\.0\\.1 ports \\[(\\d+)]");
 
@@ -23,13 +34,18 @@ class SwitchProcessTest {
     void workersJoinASwitchStartedAsAProcess() throws Exception {
         Process sw = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), SwitchMlCommand.class.getName(), "switch",
-                "--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1", "--controller-port", "0")
+                "--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1", "--controller-port", "0", "--metrics-port", "0")
                 .redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(sw.getInputStream(), StandardCharsets.UTF_8));
+            int[] metricsPort = {-1};
             CompletableFuture<Matcher> ready = CompletableFuture.supplyAsync(() -> {
                 try {
                     for (String line; (line = out.readLine()) != null; ) {
+                        Matcher metrics = METRICS.matcher(line);
+                        if (metrics.find()) {
+                            metricsPort[0] = Integer.parseInt(metrics.group(1));
+                        }
                         Matcher m = READY.matcher(line);
                         if (m.find()) {
                             return m;
@@ -50,9 +66,37 @@ class SwitchProcessTest {
             for (CompletableFuture<Integer> w : workers) {
                 assertThat(w.get(120, TimeUnit.SECONDS)).as("worker exit code").isZero();
             }
+
+            // The workers are done: the counters stay put, so ctl and the metrics must agree exactly.
+            Run stats = Run.of("ctl", "--controller", controller, "stats", "--format", "json");
+            assertThat(stats.exitCode()).as("ctl stats; stderr: %s", stats.err()).isZero();
+            JsonObject counters = JsonParser.parseString(stats.out()).getAsJsonObject().getAsJsonObject("counters");
+            long received = counters.get("packets_received").getAsLong();
+            assertThat(received).isPositive();
+            assertThat(metricsPort[0]).as("metrics line printed before the ready line").isPositive();
+            String metrics = scrape(metricsPort[0]);
+            assertThat(sample(metrics, "switchml_packets_received_total")).isEqualTo(received);
+            assertThat(sample(metrics, "switchml_results_sent_total")).isEqualTo(counters.get("results_sent").getAsLong());
+            assertThat(sample(metrics, "switchml_drops_total{reason=\"unknown_source\"}")).isZero();
+            assertThat(sample(metrics, "switchml_jobs_installed")).isZero();
         } finally {
             sw.destroy();
             assertThat(sw.waitFor(20, TimeUnit.SECONDS)).as("switch stops on SIGTERM").isTrue();
         }
+    }
+
+    /** The value of the sample line "{@code series} VALUE" of a Prometheus text exposition. */
+    private static double sample(String metrics, String series) {
+        return metrics.lines().filter(l -> l.startsWith(series + " ")).findFirst()
+                .map(l -> Double.parseDouble(l.substring(series.length() + 1).trim()))
+                .orElseThrow(() -> new AssertionError("no sample " + series + " in\n" + metrics));
+    }
+
+    private static String scrape(int port) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
     }
 }

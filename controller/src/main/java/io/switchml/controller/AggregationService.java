@@ -92,6 +92,11 @@ public final class AggregationService implements AutoCloseable {
         return dataplane;
     }
 
+    /** The controller's jobs; for the metrics endpoint. */
+    JobRegistry registry() {
+        return registry;
+    }
+
     /** The TCP port the controller listens on. */
     public int controllerPort() {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();

@@ -9,23 +9,29 @@ import io.switchml.controller.proto.BroadcastResponse;
 import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.controller.proto.DiagnoseRequest;
 import io.switchml.controller.proto.DiagnoseResponse;
+import io.switchml.controller.proto.DropProbabilities;
+import io.switchml.controller.proto.JobDetailRequest;
+import io.switchml.controller.proto.JobDetailResponse;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.controller.proto.LeaveResponse;
+import io.switchml.controller.proto.SetDropProbabilitiesRequest;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import io.switchml.controller.proto.WatchRequest;
 import io.switchml.dataplane.AggregationSwitch;
 
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** The gRPC face of the controller: turns requests into {@link JobRegistry} calls and back. */
 final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final JobRegistry registry;
     private final AggregationSwitch dataplane;
     private final String announcedAddress;
+    private final DropSimulatorControl dropSimulator;
 
     /**
      * @param announcedAddress the dataplane address told to workers; empty when the switch listens on
@@ -35,6 +41,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
         this.registry = registry;
         this.dataplane = dataplane;
         this.announcedAddress = announcedAddress;
+        this.dropSimulator = new DropSimulatorControl(dataplane);
     }
 
     @Override
@@ -101,8 +108,33 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
     public void status(StatusRequest request, StreamObserver<StatusResponse> observer) {
         StatusResponse response = StatusResponse.newBuilder()
                 .addAllJobs(registry.jobs())
+                .addAllFormingJobs(registry.formingJobs())
                 .putAllCounters(dataplane.counters())
+                .setDropProbabilities(dropSimulator.current())
                 .build();
+        observer.onNext(response);
+        observer.onCompleted();
+    }
+
+    @Override
+    public void jobDetail(JobDetailRequest request, StreamObserver<JobDetailResponse> observer) {
+        answer(observer, () -> registry.detail(request));
+    }
+
+    @Override
+    public void setDropProbabilities(SetDropProbabilitiesRequest request, StreamObserver<DropProbabilities> observer) {
+        answer(observer, () -> dropSimulator.set(request));
+    }
+
+    /** Answers a call at once with what {@code compute} returns, or with the status it refused it with. */
+    private static <R> void answer(StreamObserver<R> observer, Supplier<R> compute) {
+        R response;
+        try {
+            response = compute.get();
+        } catch (ControlException e) {
+            observer.onError(e.status().asRuntimeException());
+            return;
+        }
         observer.onNext(response);
         observer.onCompleted();
     }

@@ -2,6 +2,8 @@ package io.switchml.controller;
 
 import io.grpc.Status;
 import io.switchml.controller.proto.DiagnoseResponse;
+import io.switchml.controller.proto.JobDetailRequest;
+import io.switchml.controller.proto.JobDetailResponse;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JobStatus;
@@ -18,9 +20,11 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
@@ -491,14 +495,40 @@ final class JobRegistry {
         List<JobStatus> jobs = new ArrayList<>();
         for (Job job : byNumber) {
             if (job != null && !job.aborted()) {
-                JobStatus.Builder b = JobStatus.newBuilder().setJobNumber(job.number).setJobName(job.name)
-                        .setParameters(job.parameters);
-                job.endpoints.forEach((rank, e) -> b.addWorkers("rank " + rank + " " + e.address().getHostAddress()
-                        + " ports " + Arrays.toString(e.ports()) + (job.left.contains(rank) ? " (left)" : "")));
-                jobs.add(b.build());
+                jobs.add(JobViews.status(job));
             }
         }
         return jobs;
+    }
+
+    /** The jobs whose ranks are still joining, by name, for inspection. */
+    synchronized List<JobStatus> formingJobs() {
+        return byName.values().stream().filter(job -> !job.installed())
+                .sorted(Comparator.comparing(job -> job.name)).map(JobViews::status).toList();
+    }
+
+    /**
+     * One job in detail, with the switch's seen-bitmaps read under this lock (so that the job number
+     * cannot be reused meanwhile). Finds installed or aborted jobs by number, installed or forming
+     * ones by name.
+     *
+     * @throws ControlException NOT_FOUND when there is no such job
+     */
+    synchronized JobDetailResponse detail(JobDetailRequest request) {
+        Job job = switch (request.getJobCase()) {
+            case JOB_NUMBER -> request.getJobNumber() >= 0 && request.getJobNumber() < byNumber.length
+                    ? byNumber[request.getJobNumber()] : null;
+            case JOB_NAME -> byName.get(request.getJobName());
+            case JOB_NOT_SET -> throw new ControlException(Status.INVALID_ARGUMENT, "name the job by number or name");
+        };
+        if (job == null) {
+            throw new ControlException(Status.NOT_FOUND, "no job " + (request.hasJobName()
+                    ? "named '" + request.getJobName() + "'" : "number " + Integer.toUnsignedString(request.getJobNumber()))
+                    + " on this switch; `switchml ctl jobs` lists the jobs there are");
+        }
+        boolean onSwitch = job.installed() && !job.aborted();
+        return JobViews.detail(job, onSwitch ? dataplane.slotBitmaps(job.number) : Optional.empty(),
+                request.getMaxSlotCopies());
     }
 
     static String describe(JobParameters p) {

@@ -12,9 +12,16 @@ import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PayloadSize;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -209,6 +216,24 @@ abstract class ControllerTestSupport {
             ranks.add(Integer.parseInt(s.trim()));
         }
         return ranks;
+    }
+
+    /** Sends an aggregation packet (64 elements, all zero) of round {@code tsi} for (slot, set) to the switch. */
+    void sendPacket(DatagramSocket from, int jobNumber, int tsi, int slot, int set) throws IOException {
+        PayloadSize size = PayloadSize.ofElements(64);
+        ByteBuffer buffer = ByteBuffer.allocate(size.packetBytes());
+        new AggregationPacket().wrap(buffer, 0).header(size, jobNumber, tsi, slot, set, 0, 0);
+        from.send(new DatagramPacket(buffer.array(), buffer.capacity(), InetAddress.getByName(LOOPBACK),
+                service.dataplane().ports()[0]));
+    }
+
+    /** Waits until the switch's counter reaches {@code atLeast}. */
+    void awaitCounter(String name, long atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + CLIENT_DEADLINE_MS * 1_000_000;
+        while (service.dataplane().counters().get(name) < atLeast) {
+            assertThat(System.nanoTime()).as("counter %s reaches %d", name, atLeast).isLessThan(deadline);
+            Thread.sleep(5);
+        }
     }
 
     /** Asserts that a parked call stays parked for a while. */

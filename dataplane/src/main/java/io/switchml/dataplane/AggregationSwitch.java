@@ -125,12 +125,18 @@ public final class AggregationSwitch implements AutoCloseable {
      * is read). It is exact once the job's traffic has stopped, which is when a timeout asks.
      */
     public Optional<MissingRanks> missingRanks(int jobNumber) {
+        return slotBitmaps(jobNumber).map(MissingRanks::of);
+    }
+
+    /**
+     * The seen-bitmaps of the job's slot copies whose round is in progress; empty when the job is
+     * not installed. For inspection only, read like {@link #missingRanks}: without synchronizing
+     * with the receive threads that own the registers, so it may mix moments while traffic flows.
+     */
+    public Optional<SlotBitmaps> slotBitmaps(int jobNumber) {
         InstalledJob job = jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS
                 ? controlPlane.installedJob(jobNumber) : null;
-        if (job == null) {
-            return Optional.empty();
-        }
-        return Optional.of(MissingRanks.of(job));
+        return job == null ? Optional.empty() : Optional.of(SlotBitmaps.of(job));
     }
 
     /**
@@ -146,9 +152,22 @@ public final class AggregationSwitch implements AutoCloseable {
         return Collections.unmodifiableMap(SwitchCounters.snapshot(counters));
     }
 
-    /** Changes the drop simulator's probabilities while the switch runs; each in [0, 1]. */
+    /**
+     * Changes the drop simulator's probabilities while the switch runs; each in [0, 1]. The receive
+     * threads read them with a volatile read per packet, without a lock.
+     */
     public void setDropProbabilities(double ingress, double egress) {
         dropProbabilities.set(ingress, egress);
+    }
+
+    /** The probability that the drop simulator drops a packet on arrival. */
+    public double ingressDropProbability() {
+        return dropProbabilities.ingress();
+    }
+
+    /** The probability that the drop simulator drops each result datagram before it leaves. */
+    public double egressDropProbability() {
+        return dropProbabilities.egress();
     }
 
     /** Closes every port and stops its thread; returns when they are released. Idempotent. */

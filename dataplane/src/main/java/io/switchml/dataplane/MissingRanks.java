@@ -17,26 +17,21 @@ public record MissingRanks(int incompleteSlots, List<Integer> ranks) {
     }
 
     /**
-     * Reads the job's workers counter and bitmap checker. Not synchronized with the receive threads
-     * that own them: a round may complete or open while they are read.
+     * Reads the job's registers (see {@link SlotBitmaps#of}); not synchronized with the receive
+     * threads that own them.
      */
     static MissingRanks of(InstalledJob job) {
-        int workers = job.spec().workers();
-        BitSet missing = new BitSet(workers);
-        int incomplete = 0;
-        for (int set = 0; set < 2; set++) {
-            for (int slot = 0; slot < job.slots(); slot++) {
-                if (job.workersCounter().complete(set, slot)) {
-                    continue; // no round in progress: complete, or never opened
-                }
-                incomplete++;
-                for (int rank = 0; rank < workers; rank++) {
-                    if (!job.bitmapChecker().seen(set, slot, rank)) {
-                        missing.set(rank);
-                    }
-                }
-            }
+        return of(SlotBitmaps.of(job));
+    }
+
+    /** The ranks without a bit in at least one of the copies in progress. */
+    public static MissingRanks of(SlotBitmaps bitmaps) {
+        BitSet missing = new BitSet(bitmaps.workers());
+        for (SlotBitmaps.RoundInProgress round : bitmaps.inProgress()) {
+            BitSet absent = round.contributed();
+            absent.flip(0, bitmaps.workers());
+            missing.or(absent);
         }
-        return new MissingRanks(incomplete, missing.stream().boxed().toList());
+        return new MissingRanks(bitmaps.inProgress().size(), missing.stream().boxed().toList());
     }
 }

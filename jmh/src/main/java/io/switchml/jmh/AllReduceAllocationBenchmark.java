@@ -41,8 +41,7 @@ public class AllReduceAllocationBenchmark {
     FloatBuffer[] inputs;
     FloatBuffer[] outputs;
     /** Reused, so the benchmark itself allocates nothing per operation but what the library does. */
-    @SuppressWarnings("unchecked")
-    final CompletableFuture<Void>[] pending = new CompletableFuture[WORKERS];
+    final CompletableFuture<?>[] pending = new CompletableFuture<?>[WORKERS];
 
     @Setup
     public void setUp() {
@@ -63,7 +62,7 @@ public class AllReduceAllocationBenchmark {
         for (int rank = 0; rank < WORKERS; rank++) {
             pending[rank] = cluster.worker(rank).allReduceAsync(inputs[rank], outputs[rank], ReduceOp.SUM);
         }
-        for (CompletableFuture<Void> done : pending) {
+        for (CompletableFuture<?> done : pending) {
             done.join();
         }
         return outputs;

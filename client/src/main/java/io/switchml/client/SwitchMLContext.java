@@ -460,6 +460,15 @@ public final class SwitchMLContext implements AllReduce {
         completions.shutdown();
     }
 
+    /**
+     * For tests: sends {@code datagram} (position to limit) to the switch from worker thread
+     * {@code thread}'s socket, the source the switch knows as this rank, past any fault injection.
+     */
+    void sendRawForTest(int thread, java.nio.ByteBuffer datagram) {
+        channels.get(thread).pipeline().firstContext()
+                .writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(datagram)).syncUninterruptibly();
+    }
+
     /** Leaves the job and releases sockets and threads. Pending operations fail. */
     @Override
     public void close() {

@@ -5,6 +5,7 @@ package io.switchml.dataplane;
  * give it now (see {@link SlotPool#grantableSlots()}). Nothing changed on the switch.
  */
 public final class InsufficientSlotsException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
     private final transient SlotPool pool;
     private final int requestedSlots;
 

@@ -43,10 +43,21 @@ final class SwitchCommand implements Callable<Integer> {
                     + " before the ready line; default: off).")
     Integer metricsPort;
 
+    @Option(names = "--pool-slots", defaultValue = "" + SwitchConfig.DEFAULT_POOL_SLOTS,
+            description = "Aggregator slots of all jobs together; a job holds threads x slots-per-thread of them while it"
+                    + " runs (default: ${DEFAULT-VALUE}).")
+    int poolSlots;
+
+    @Option(names = "--job-quota", defaultValue = "0",
+            description = "The most slots one job may hold; a job asking for more gets a smaller window (default: the"
+                    + " whole pool).")
+    int jobQuota;
+
     @Override
     public Integer call() throws InterruptedException {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
-                .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop);
+                .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop)
+                .poolSlots(poolSlots).jobQuotaSlots(jobQuota);
         AggregationService service = AggregationService.start(config, controllerBind, controllerPort);
         SwitchMetrics metrics;
         try {

@@ -34,7 +34,8 @@ class SwitchProcessTest {
     void workersJoinASwitchStartedAsAProcess() throws Exception {
         Process sw = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), SwitchMlCommand.class.getName(), "switch",
-                "--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1", "--controller-port", "0", "--metrics-port", "0")
+                "--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1", "--controller-port", "0", "--metrics-port", "0",
+                "--pool-slots", "4096", "--job-quota", "1024")
                 .redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(sw.getInputStream(), StandardCharsets.UTF_8));

@@ -68,6 +68,8 @@ public final class SwitchMLContext implements AllReduce {
     private final AtomicLong operationSequence = new AtomicLong();
     private final AtomicLong barrierSequence = new AtomicLong();
     private final int jobNumber;
+    /** The window of each worker thread: the config's, or fewer when the switch's admission control granted fewer. */
+    private final int slotsPerThread;
     private final InetSocketAddress[] switchEndpoints;
     private volatile RuntimeException broken;
     private volatile boolean closed;
@@ -88,6 +90,7 @@ public final class SwitchMLContext implements AllReduce {
         this.channels = channels;
         this.jobNumber = joined.getJobNumber();
         this.jobId = joined.getJobId();
+        this.slotsPerThread = grantedWindow(config, joined);
         this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
         this.switchEndpoints = new InetSocketAddress[config.threads()];
         for (int t = 0; t < config.threads(); t++) {
@@ -144,13 +147,24 @@ public final class SwitchMLContext implements AllReduce {
         }
     }
 
+    /** The window the controller granted (0 from a controller without admission control: the config's). */
+    private static int grantedWindow(SwitchMLConfig config, JoinResponse joined) {
+        int granted = joined.getSlotsPerThread();
+        if (granted == 0 || granted == config.slotsPerThread()) {
+            return config.slotsPerThread();
+        }
+        LOG.warn("rank {}: job '{}' runs with {} slots per thread instead of {}: {}", config.rank(), config.job(),
+                granted, config.slotsPerThread(), joined.getAdmission());
+        return granted;
+    }
+
     private void start() {
         PayloadSize size = config.payloadSize();
         FaultInjection faults = config.faultInjection();
         for (int t = 0; t < channels.size(); t++) {
             Channel channel = channels.get(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
-            WorkerLane lane = new WorkerLane(t, config.slotsPerThread(), size, jobNumber, config, statistics,
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, statistics,
                     this::laneFailed, channel);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.
@@ -230,6 +244,14 @@ public final class SwitchMLContext implements AllReduce {
         return jobNumber;
     }
 
+    /**
+     * Slots each worker thread keeps in flight: the config's {@code slotsPerThread}, or fewer when the
+     * switch's aggregator pool could not give the job its whole window (admission control).
+     */
+    public int slotsPerThread() {
+        return slotsPerThread;
+    }
+
     public SwitchMLConfig config() {
         return config;
     }
@@ -288,7 +310,7 @@ public final class SwitchMLContext implements AllReduce {
         for (int t = 0; t < lanesCount; t++) {
             int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
-            lanes.get(t).submit(new LaneTask(operation, from, to, k, config.slotsPerThread()));
+            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread));
         }
         return operation.future.exceptionallyCompose(stallDiagnosis::explain);
     }
@@ -436,6 +458,15 @@ public final class SwitchMLContext implements AllReduce {
         channels.forEach(Channel::close);
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         completions.shutdown();
+    }
+
+    /**
+     * For tests: sends {@code datagram} (position to limit) to the switch from worker thread
+     * {@code thread}'s socket, the source the switch knows as this rank, past any fault injection.
+     */
+    void sendRawForTest(int thread, java.nio.ByteBuffer datagram) {
+        channels.get(thread).pipeline().firstContext()
+                .writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(datagram)).syncUninterruptibly();
     }
 
     /** Leaves the job and releases sockets and threads. Pending operations fail. */

@@ -11,15 +11,28 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
-/** An embedded switch on loopback (ephemeral ports) and n worker contexts in this JVM. */
+/** An embedded switch on loopback (ephemeral ports) and n worker contexts of one job in this JVM. */
 final class LocalCluster implements AutoCloseable {
     final AggregationService service;
     final List<SwitchMLContext> contexts = new ArrayList<>();
+    /** Whether this cluster started the switch (and closes it). */
+    private final boolean ownsService;
 
     LocalCluster(int workers, int switchPorts, UnaryOperator<SwitchMLConfig.Builder> configure) {
-        service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts),
-                "127.0.0.1", 0);
-        String job = "test-" + System.nanoTime();
+        this(AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts),
+                "127.0.0.1", 0), true, "test-" + System.nanoTime(), workers, configure);
+    }
+
+    /** The workers of job {@code job} on a switch that someone else started and closes; several jobs can share it. */
+    static LocalCluster onSwitch(AggregationService service, String job, int workers,
+                                 UnaryOperator<SwitchMLConfig.Builder> configure) {
+        return new LocalCluster(service, false, job, workers, configure);
+    }
+
+    private LocalCluster(AggregationService service, boolean ownsService, String job, int workers,
+                         UnaryOperator<SwitchMLConfig.Builder> configure) {
+        this.service = service;
+        this.ownsService = ownsService;
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         try {
             List<CompletableFuture<SwitchMLContext>> joining = new ArrayList<>();
@@ -92,6 +105,8 @@ final class LocalCluster implements AutoCloseable {
         for (SwitchMLContext c : contexts) {
             c.close();
         }
-        service.close();
+        if (ownsService) {
+            service.close();
+        }
     }
 }

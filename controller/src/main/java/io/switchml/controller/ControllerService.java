@@ -49,7 +49,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
         // A joining worker that dies while it waits no longer counts as arrived.
         onCancel(observer, registry.join(request, reply(observer, job -> {
             JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(job.number).setJobId(job.id)
-                    .setSwitchAddress(announcedAddress);
+                    .setSwitchAddress(announcedAddress)
+                    .setSlotsPerThread(job.grant.slotsPerThread()).setAdmission(job.grant.reason());
             for (int port : dataplane.ports()) {
                 b.addSwitchPorts(port);
             }

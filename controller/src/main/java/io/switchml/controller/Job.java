@@ -22,6 +22,8 @@ final class Job {
     /** Identifies this run of the job (job numbers are reused); assigned with the number. */
     long id;
     Map<Integer, WorkerEndpoint> endpoints = Map.of();
+    /** The window admission control gave the job; assigned with the number. */
+    SlotAdmission.Grant grant;
     /** Ranks that promised to open a watch, and how long they may take once the job forms (ms). */
     final Map<Integer, Integer> watchGraceMs = new HashMap<>();
     /** Timers of the promised watches not yet opened, by rank. */

@@ -9,6 +9,7 @@ import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JobStatus;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.MissingRanks;
 import io.switchml.dataplane.WorkerEndpoint;
@@ -182,21 +183,33 @@ final class JobRegistry {
     private void install(Job job) {
         int number = freeJobNumber();
         if (number < 0) {
-            job.joining.fail(new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already runs "
+            refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already runs "
                     + ProtocolConstants.MAX_JOBS + " jobs; job '" + job.name + "' cannot be installed"));
-            byName.remove(job.name, job);
             return;
         }
         JobParameters p = job.parameters;
         List<WorkerEndpoint> endpoints = new ArrayList<>(job.joining.values().values());
+        SlotAdmission.Grant grant;
         try {
+            grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
             dataplane.installJob(new JobSpec(number, job.name, PayloadSize.ofElements(p.getElementsPerPacket()),
-                    p.getSlotsPerThread(), p.getThreads(), endpoints));
-        } catch (RuntimeException e) {
-            job.joining.fail(new ControlException(Status.FAILED_PRECONDITION, "the switch refused job '" + job.name
-                    + "': " + e.getMessage()));
-            byName.remove(job.name, job);
+                    grant.slotsPerThread(), p.getThreads(), endpoints));
+        } catch (ControlException e) {
+            refuse(job, e);
             return;
+        } catch (InsufficientSlotsException e) {
+            // A SwitchML session took the slots between the grant and the installation.
+            refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused job '" + job.name + "': "
+                    + e.getMessage()));
+            return;
+        } catch (RuntimeException e) {
+            refuse(job, new ControlException(Status.FAILED_PRECONDITION, "the switch refused job '" + job.name
+                    + "': " + e.getMessage()));
+            return;
+        }
+        job.grant = grant;
+        if (grant.reduced()) {
+            LOG.warn("{}", grant.reason());
         }
         job.number = number;
         job.id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
@@ -207,6 +220,13 @@ final class JobRegistry {
         job.watchGraceMs.forEach((rank, graceMs) -> job.watchDeadlines.put(rank,
                 timer.schedule(() -> watchMissing(job, rank, graceMs), graceMs, TimeUnit.MILLISECONDS)));
         job.joining.release();
+    }
+
+    /** Fails every waiting rank of a job that cannot be installed, and forgets the job. */
+    private void refuse(Job job, ControlException error) {
+        LOG.warn("{}", error.getMessage());
+        job.joining.fail(error);
+        byName.remove(job.name, job);
     }
 
     /**

@@ -27,6 +27,8 @@ final class JobViews {
                 .setInstalled(job.installed());
         if (job.installed()) {
             b.setJobNumber(job.number);
+            // The installed window, which admission control may have made smaller than asked.
+            b.setParameters(job.parameters.toBuilder().setSlotsPerThread(job.grant.slotsPerThread()));
         }
         // Installed: every rank; forming: the ranks that have joined so far. In rank order either way.
         Map<Integer, WorkerEndpoint> endpoints = job.installed() ? job.endpoints : new TreeMap<>(job.joining.values());

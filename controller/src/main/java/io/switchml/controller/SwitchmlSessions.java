@@ -3,6 +3,7 @@ package io.switchml.controller;
 import io.grpc.Status;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.WorkerEndpoint;
 import io.switchml.protocol.PayloadSize;
@@ -25,6 +26,11 @@ import java.util.concurrent.TimeUnit;
  * source address alone (any UDP port, see {@link WorkerEndpoint#anyPort}), their tsi and job number
  * fields opaque, and every slot of the 14-bit pool index available, since SwitchML's workers choose
  * their pool indices without telling the controller.
+ *
+ * <p>Those 2^14 slots come out of the switch's aggregator pool like any job's (the switch checks
+ * every installation against the pool and the per-job quota), but admission control cannot shrink
+ * a session's window, since its workers never learn one: a session that does not fit is refused
+ * with RESOURCE_EXHAUSTED.
  *
  * <p>SwitchML workers never leave: an installed session stays on the switch until a new run of the
  * same session id starts (its first UdpSession removes the old one, as SwitchML's controller clears
@@ -155,6 +161,11 @@ final class SwitchmlSessions {
         try {
             dataplane.installJob(new JobSpec(number, "switchml-session-" + Long.toUnsignedString(id), session.size(),
                     ProtocolConstants.MAX_SLOTS, 1, endpoints, false));
+        } catch (InsufficientSlotsException e) {
+            session.ranks().fail(new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused session "
+                    + Long.toUnsignedString(id) + ": " + e.getMessage() + " (a SwitchML session needs all "
+                    + ProtocolConstants.MAX_SLOTS + " slots of the pool index; its window cannot be made smaller)"));
+            return;
         } catch (IllegalStateException e) {
             session.ranks().fail(new ControlException(Status.ALREADY_EXISTS, "the switch refused session "
                     + Long.toUnsignedString(id) + ": " + e.getMessage() + " (a worker address is in another running session)"));

@@ -17,9 +17,14 @@ import io.switchml.controller.compat.proto.SyncGrpc;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.controller.compat.proto.UdpSessionResponse;
 import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.dataplane.WorkerEndpoint;
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -68,6 +73,23 @@ class SwitchmlSessionErrorsTest {
         assertThat(response.getIpv4()).isEqualTo(LOOPBACK_BITS);
         assertThat(response.getMac()).isEqualTo(SwitchmlSessionService.SWITCH_MAC);
         assertThat(dataplane.job(7)).hasValueSatisfying(job -> assertThat(job.roundNumbers()).isFalse());
+    }
+
+    @Test
+    void aSessionGoesThroughTheAggregatorPoolAndIsRefusedWhenItDoesNotFit() {
+        // Four jobs of the largest window fill the default pool of 65536 slots.
+        for (int j = 0; j < 4; j++) {
+            dataplane.installJob(new JobSpec(10 + j, "filler-" + j, PayloadSize.B128, ProtocolConstants.MAX_SLOTS, 1,
+                    List.of(WorkerEndpoint.of(SwitchmlSessions.ipv4(0x0A00_0001 + j), 5000))));
+        }
+
+        assertFails(() -> udpSession(request(7, 0, 1)), Status.Code.RESOURCE_EXHAUSTED,
+                "a SwitchML session needs all 16384 slots");
+        assertThat(dataplane.job(7)).isEmpty();
+
+        dataplane.removeJob(10); // its slots come back: the session fits again
+        udpSession(request(7, 0, 1));
+        assertThat(dataplane.slotPool().usedSlots()).isEqualTo(4 * ProtocolConstants.MAX_SLOTS);
     }
 
     @Test

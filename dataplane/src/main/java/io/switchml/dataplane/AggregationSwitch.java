@@ -58,7 +58,7 @@ public final class AggregationSwitch implements AutoCloseable {
         settings.validate();
         Inet4Address address = resolve(settings.bindAddress());
         UdpTransport transport = UdpTransport.select(settings.nativeTransport());
-        ControlPlane controlPlane = new ControlPlane();
+        ControlPlane controlPlane = new ControlPlane(settings.poolSlots(), settings.jobQuotaSlots());
         DropProbabilities dropProbabilities =
                 new DropProbabilities(settings.ingressDropProbability(), settings.egressDropProbability());
 
@@ -93,10 +93,12 @@ public final class AggregationSwitch implements AutoCloseable {
     }
 
     /**
-     * Allocates the job's registers and adds its workers to the worker table.
+     * Allocates the job's registers and adds its workers to the worker table. Its slots come out of
+     * the aggregator pool (see {@link #slotPool()}) until it is removed.
      *
-     * @throws IllegalStateException when the job number is in use, or one of the job's
-     *                               (address, port) endpoints belongs to another job
+     * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota
+     * @throws IllegalStateException      when the job number is in use, or one of the job's
+     *                                    (address, port) endpoints belongs to another job
      */
     public void installJob(JobSpec spec) {
         controlPlane.installJob(spec);
@@ -109,6 +111,11 @@ public final class AggregationSwitch implements AutoCloseable {
         Optional<JobSpec> removed = controlPlane.job(jobNumber);
         controlPlane.removeJob(jobNumber);
         removed.ifPresent(spec -> LOG.info("removed job {} '{}'", spec.jobNumber(), spec.name()));
+    }
+
+    /** The aggregator pool now: its size, the per-job quota, and the slots the installed jobs hold. */
+    public SlotPool slotPool() {
+        return controlPlane.slotPool();
     }
 
     /** The installed job with this number, if any. */

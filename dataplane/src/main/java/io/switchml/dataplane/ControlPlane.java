@@ -7,9 +7,26 @@ import java.util.Optional;
  * Installs and removes jobs. Changes are serialized here and published as a new
  * {@link SwitchTables} through a volatile field: the receive threads read the current version
  * with one volatile read per packet and never take a lock.
+ *
+ * <p>It also keeps the aggregator pool's books: a job is installed only if its slots fit in the
+ * free pool and the per-job quota, and it gives them back when it is removed. The check happens
+ * here, at installation, so that every way of installing a job (this project's controller,
+ * SwitchML sessions) goes through it; the per-packet path never sees it.
  */
 final class ControlPlane {
+    private final int poolSlots;
+    private final int jobQuotaSlots;
     private volatile SwitchTables tables = SwitchTables.EMPTY;
+
+    /** A control plane with the default pool and quota. */
+    ControlPlane() {
+        this(SwitchConfig.DEFAULT_POOL_SLOTS, SwitchConfig.DEFAULT_POOL_SLOTS);
+    }
+
+    ControlPlane(int poolSlots, int jobQuotaSlots) {
+        this.poolSlots = poolSlots;
+        this.jobQuotaSlots = jobQuotaSlots;
+    }
 
     /** The current tables; what each packet is processed against. */
     SwitchTables tables() {
@@ -19,14 +36,29 @@ final class ControlPlane {
     /**
      * Allocates the job's registers and publishes it.
      *
-     * @throws IllegalStateException when the job number is in use or one of its endpoints belongs
-     *                               to another job
+     * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota
+     * @throws IllegalStateException       when the job number is in use or one of its endpoints
+     *                                     belongs to another job
      */
     synchronized void installJob(JobSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("job spec is null");
         }
-        tables = tables.withJob(spec);
+        SwitchTables current = tables;
+        SlotPool pool = slotPool(current);
+        if (spec.slots() > pool.grantableSlots()) {
+            throw new InsufficientSlotsException(spec, pool);
+        }
+        tables = current.withJob(spec);
+    }
+
+    /** The pool now. */
+    SlotPool slotPool() {
+        return slotPool(tables);
+    }
+
+    private SlotPool slotPool(SwitchTables version) {
+        return new SlotPool(poolSlots, jobQuotaSlots, version.usedSlots(), version.jobCount());
     }
 
     /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */

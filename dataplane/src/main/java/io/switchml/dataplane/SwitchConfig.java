@@ -18,6 +18,14 @@ public final class SwitchConfig {
     /** SwitchML's port range 0xBEE0..0xBEEF has 16 ports. */
     public static final int MAX_PORT_COUNT = ProtocolConstants.SWITCH_UDP_PORT_COUNT;
     public static final long DEFAULT_DROP_SEED = 0L;
+    /**
+     * Aggregator slots of all jobs together: four jobs of the largest window pool_index can address
+     * (2^14), or 1024 jobs of the workers' default 64. A slot of k-element packets takes about
+     * 8k bytes of registers (two copies of k int32), so a full pool of 256-element slots is 128 MiB.
+     */
+    public static final int DEFAULT_POOL_SLOTS = 1 << 16;
+    /** The largest pool: 2^24 slots. */
+    public static final int MAX_POOL_SLOTS = 1 << 24;
 
     private String bindAddress = DEFAULT_BIND_ADDRESS;
     private int basePort = DEFAULT_BASE_PORT;
@@ -26,6 +34,9 @@ public final class SwitchConfig {
     private double egressDropProbability;
     private long dropSeed = DEFAULT_DROP_SEED;
     private boolean nativeTransport = true;
+    private int poolSlots = DEFAULT_POOL_SLOTS;
+    /** 0: the whole pool. */
+    private int jobQuotaSlots;
 
     /** A config with every default. */
     public SwitchConfig() {
@@ -121,23 +132,64 @@ public final class SwitchConfig {
         return nativeTransport;
     }
 
+    /**
+     * Aggregator slots the switch gives out to all jobs together, 1..{@value #MAX_POOL_SLOTS}.
+     * Default {@value #DEFAULT_POOL_SLOTS}. A job holds threads x slotsPerThread slots (its window)
+     * from its installation to its end; the controller's admission control gives a job that does
+     * not fit a smaller window, or refuses it.
+     */
+    public SwitchConfig poolSlots(int poolSlots) {
+        if (poolSlots < 1 || poolSlots > MAX_POOL_SLOTS) {
+            throw new IllegalArgumentException("pool slots " + poolSlots + " is outside 1.." + MAX_POOL_SLOTS);
+        }
+        this.poolSlots = poolSlots;
+        return this;
+    }
+
+    public int poolSlots() {
+        return poolSlots;
+    }
+
+    /**
+     * The most slots one job may hold, 1..{@link #poolSlots}; 0 (the default) means the whole pool.
+     * Keeps one job from taking the pool from the others.
+     */
+    public SwitchConfig jobQuotaSlots(int jobQuotaSlots) {
+        if (jobQuotaSlots < 0 || jobQuotaSlots > MAX_POOL_SLOTS) {
+            throw new IllegalArgumentException("job quota " + jobQuotaSlots + " slots is outside 0.." + MAX_POOL_SLOTS
+                    + " (0: the whole pool)");
+        }
+        this.jobQuotaSlots = jobQuotaSlots;
+        return this;
+    }
+
+    /** The per-job quota in slots: the one set, or the pool size when none was. */
+    public int jobQuotaSlots() {
+        return jobQuotaSlots == 0 ? poolSlots : jobQuotaSlots;
+    }
+
     /** The checks that involve more than one setting. */
     void validate() {
         if (basePort != 0 && basePort + portCount - 1 > 65535) {
             throw new IllegalArgumentException("ports " + basePort + ".." + (basePort + portCount - 1) + " exceed 65535");
+        }
+        if (jobQuotaSlots > poolSlots) {
+            throw new IllegalArgumentException("job quota " + jobQuotaSlots + " slots exceeds the pool of " + poolSlots
+                    + " slots");
         }
     }
 
     SwitchConfig copy() {
         return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
-                .dropSeed(dropSeed).nativeTransport(nativeTransport);
+                .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots);
     }
 
     @Override
     public String toString() {
         return "SwitchConfig{bindAddress=" + bindAddress + ", basePort=" + basePort + ", portCount=" + portCount
                 + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
-                + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + "}";
+                + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + ", poolSlots="
+                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + "}";
     }
 }

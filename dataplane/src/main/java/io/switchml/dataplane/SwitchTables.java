@@ -8,15 +8,20 @@ import io.switchml.protocol.ProtocolConstants;
  * thread never sees a worker entry whose job is missing or is a different job with fewer workers.
  */
 final class SwitchTables {
-    static final SwitchTables EMPTY = new SwitchTables(WorkerTable.EMPTY, new InstalledJob[ProtocolConstants.MAX_JOBS]);
+    static final SwitchTables EMPTY = new SwitchTables(WorkerTable.EMPTY, new InstalledJob[ProtocolConstants.MAX_JOBS], 0, 0);
 
     private final WorkerTable workers;
     /** jobs[jobNumber], null where none is installed. Never written after construction. */
     private final InstalledJob[] jobs;
+    /** Slots the installed jobs hold together, and how many jobs: the pool accounting of this version. */
+    private final int usedSlots;
+    private final int jobCount;
 
-    private SwitchTables(WorkerTable workers, InstalledJob[] jobs) {
+    private SwitchTables(WorkerTable workers, InstalledJob[] jobs, int usedSlots, int jobCount) {
         this.workers = workers;
         this.jobs = jobs;
+        this.usedSlots = usedSlots;
+        this.jobCount = jobCount;
     }
 
     WorkerTable workers() {
@@ -26,6 +31,14 @@ final class SwitchTables {
     /** The job with this number (0..255), or null. */
     InstalledJob job(int jobNumber) {
         return jobs[jobNumber];
+    }
+
+    int usedSlots() {
+        return usedSlots;
+    }
+
+    int jobCount() {
+        return jobCount;
     }
 
     /**
@@ -42,7 +55,7 @@ final class SwitchTables {
         WorkerTable newWorkers = workers.withJob(spec);
         InstalledJob[] newJobs = jobs.clone();
         newJobs[spec.jobNumber()] = new InstalledJob(spec);
-        return new SwitchTables(newWorkers, newJobs);
+        return new SwitchTables(newWorkers, newJobs, usedSlots + spec.slots(), jobCount + 1);
     }
 
     /** This version without the job of that number (the same version when there is none). */
@@ -53,6 +66,6 @@ final class SwitchTables {
         }
         InstalledJob[] newJobs = jobs.clone();
         newJobs[jobNumber] = null;
-        return new SwitchTables(workers.withoutJob(job.spec()), newJobs);
+        return new SwitchTables(workers.withoutJob(job.spec()), newJobs, usedSlots - job.slots(), jobCount - 1);
     }
 }

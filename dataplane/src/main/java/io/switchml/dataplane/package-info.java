@@ -4,7 +4,8 @@
  *
  * <p>Public API: {@link io.switchml.dataplane.AggregationSwitch} started from a
  * {@link io.switchml.dataplane.SwitchConfig}, with jobs described by
- * {@link io.switchml.dataplane.JobSpec} and {@link io.switchml.dataplane.WorkerEndpoint}.
+ * {@link io.switchml.dataplane.JobSpec} and {@link io.switchml.dataplane.WorkerEndpoint}. Jobs take
+ * their slots from an aggregator pool ({@link io.switchml.dataplane.SlotPool}) when installed.
  *
  * <p>The per-packet program reads like the blocks of SwitchML's P4 program:
  * <table>

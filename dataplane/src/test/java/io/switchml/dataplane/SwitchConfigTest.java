@@ -17,6 +17,25 @@ class SwitchConfigTest {
         assertThat(config.egressDropProbability()).isZero();
         assertThat(config.dropSeed()).isZero();
         assertThat(config.nativeTransport()).isTrue();
+        assertThat(config.poolSlots()).isEqualTo(65536);
+        assertThat(config.jobQuotaSlots()).as("the whole pool").isEqualTo(65536);
+    }
+
+    @Test
+    void poolAndQuota() {
+        SwitchConfig config = new SwitchConfig().poolSlots(1000);
+        assertThat(config.jobQuotaSlots()).as("follows the pool").isEqualTo(1000);
+        config.jobQuotaSlots(100);
+        assertThat(config.jobQuotaSlots()).isEqualTo(100);
+        assertThat(config.copy().jobQuotaSlots()).isEqualTo(100);
+        assertThat(config.copy().poolSlots()).isEqualTo(1000);
+
+        assertThatThrownBy(() -> new SwitchConfig().poolSlots(0)).hasMessageContaining("pool slots 0");
+        assertThatThrownBy(() -> new SwitchConfig().poolSlots((1 << 24) + 1)).hasMessageContaining("pool slots");
+        assertThatThrownBy(() -> new SwitchConfig().jobQuotaSlots(-1)).hasMessageContaining("job quota -1");
+        assertThatThrownBy(() -> new SwitchConfig().poolSlots(10).jobQuotaSlots(11).validate())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job quota 11 slots exceeds the pool of 10 slots");
     }
 
     @Test

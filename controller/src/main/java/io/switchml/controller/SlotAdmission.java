@@ -1,0 +1,65 @@
+package io.switchml.controller;
+
+import io.grpc.Status;
+import io.switchml.dataplane.SlotPool;
+
+/**
+ * Admission control: how many slots per thread (the window) a job gets from the switch's aggregator
+ * pool when all its ranks have joined.
+ *
+ * <ul>
+ *   <li>The job asks for threads x slotsPerThread slots. If that fits in the free pool and in the
+ *       per-job quota, it gets what it asked for.</li>
+ *   <li>Otherwise, if at least {@link #MIN_SLOTS_PER_THREAD} slots per thread fit (or what it asked
+ *       for, if that is less), it gets the largest window that fits: floor(grantable / threads) slots per
+ *       thread. The workers use any window of 1 slot or more; a smaller one only costs throughput.</li>
+ *   <li>Otherwise the join is refused with RESOURCE_EXHAUSTED, naming the pool, what is in use, the
+ *       quota and the request.</li>
+ * </ul>
+ * A pure function of the request and a {@link SlotPool} snapshot; the switch checks the pool again
+ * when the job is installed.
+ */
+final class SlotAdmission {
+    /** Below this many slots per thread a job would crawl; it is refused rather than shrunk further. */
+    static final int MIN_SLOTS_PER_THREAD = 8;
+
+    /**
+     * What a job gets.
+     *
+     * @param slotsPerThread the window each worker thread uses
+     * @param reason         why it is smaller than asked; empty when the job got what it asked for
+     */
+    record Grant(int slotsPerThread, String reason) {
+        boolean reduced() {
+            return !reason.isEmpty();
+        }
+    }
+
+    private SlotAdmission() {
+    }
+
+    /**
+     * The window job {@code jobName} gets.
+     *
+     * @throws ControlException RESOURCE_EXHAUSTED when not even the minimum window fits
+     */
+    static Grant grant(String jobName, int threads, int slotsPerThread, SlotPool pool) {
+        long asked = (long) threads * slotsPerThread;
+        int grantable = Math.max(0, pool.grantableSlots());
+        if (asked <= grantable) {
+            return new Grant(slotsPerThread, "");
+        }
+        int fitting = grantable / threads;
+        int minimum = Math.min(MIN_SLOTS_PER_THREAD, slotsPerThread);
+        String request = "job '" + jobName + "' asks for " + threads + " threads x " + slotsPerThread + " slots = "
+                + asked + " slots, but " + pool.describe();
+        if (fitting < minimum) {
+            throw new ControlException(Status.RESOURCE_EXHAUSTED, request + "; not even " + minimum
+                    + " slots per thread (" + (long) minimum * threads + " slots) are left for it. Wait for a job to end,"
+                    + " ask for fewer slots (slotsPerThread, threads), or start the switch with a larger --pool-slots"
+                    + " or --job-quota");
+        }
+        return new Grant(fitting, request + "; it gets " + fitting + " slots per thread (" + (long) fitting * threads
+                + " slots) instead");
+    }
+}

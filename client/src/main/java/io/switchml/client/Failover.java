@@ -78,8 +78,15 @@ final class Failover {
             }
             lost.close();
             AllReduce backend = nextBackend();
-            List<PendingOperation> resend = recover(backend, unfinished, held, lastSubmitted);
+            // Counted before the recovery completes any all-reduce, so whoever sees one finish sees it.
             context.statistics().failovers.increment();
+            List<PendingOperation> resend = recover(backend, unfinished, held, lastSubmitted);
+            SwitchUnavailableException lostToo = targetLost.getNow(null);
+            if (lostToo != null) {
+                backend.close();
+                throw new SwitchUnavailableException(why.getMessage() + " The failover failed: the next switch was lost"
+                        + " too (" + lostToo.getMessage() + ")", lostToo);
+            }
             context.failoverDone(backend, resend);
         } catch (SwitchMLException e) {
             context.failoverFailed(e);

@@ -254,6 +254,12 @@ public final class SwitchMLContext implements AllReduce {
 
     /** The failover moved the job to {@code backend}: send what is left there, in order. */
     synchronized void failoverDone(AllReduce backend, List<PendingOperation> resend) {
+        if (closed) {
+            backend.close(); // closed while the failover ran: nothing will use it
+            failover.finished().complete(null);
+            failover = null;
+            return;
+        }
         TreeMap<Long, PendingOperation> toSend = new TreeMap<>();
         resend.forEach(p -> toSend.put(p.sequence, p));
         parked.forEach(p -> toSend.put(p.sequence, p));

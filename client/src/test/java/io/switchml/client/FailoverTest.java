@@ -68,7 +68,10 @@ class FailoverTest {
         int[] expected = ReferenceAllReduce.ints(inputs, ReduceOp.SUM);
         int[][] second = TestTensors.intsByRank(33, workers, 5000);
         int[] expectedSecond = ReferenceAllReduce.ints(second, ReduceOp.SUM);
-        try (FailoverCluster cluster = new FailoverCluster(workers, 2, List.of(), b -> b.threads(2).slotsPerThread(32))) {
+        // 1 % loss each way: at the failover some results have reached some workers and not others,
+        // so blocks are copied too (in place: their inputs are gone on the workers that hold them).
+        try (FailoverCluster cluster = new FailoverCluster(workers, 2, List.of(),
+                b -> b.threads(2).slotsPerThread(32).faultInjection(new FaultInjection(0.01, 0, 1, 0, 7)))) {
             int[][] data = new int[workers][];
             int[][] queued = new int[workers][];
             List<CompletableFuture<Void>> ops = new ArrayList<>();

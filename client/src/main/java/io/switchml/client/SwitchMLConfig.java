@@ -8,7 +8,9 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -23,6 +25,15 @@ public final class SwitchMLConfig {
     public enum Key {
         CONTROLLER("controller", "localhost:" + ProtocolConstants.CONTROLLER_TCP_PORT,
                 "host:port of the controller (gRPC)"),
+        CONTROLLERS("controllers", "",
+                "ordered host:port list of the switches' controllers, active first: on a switch failure the job moves to the"
+                        + " next; empty = just `controller`"),
+        FAILOVER_DETECTION_MS("failoverDetectionMs", "10000",
+                "with a switch to fail over to: no result for this long while packets are outstanding makes the worker ask"
+                        + " the controller, and fail over if it does not answer or no longer knows the job"),
+        FALLBACK("fallback", "none",
+                "when no switch is left: `ring` finishes the job with ring all-reduce between the workers (needs"
+                        + " switchml-collectives on the class path), `none` fails with SwitchUnavailableException"),
         JOB("job", "default", "name of the job; every worker of the job uses the same"),
         RANK("rank", null, "this worker's rank, 0..workers-1 (required)"),
         WORKERS("workers", null, "number of workers in the job (required)"),
@@ -98,7 +109,9 @@ public final class SwitchMLConfig {
         requireRange(Key.SOCKET_BUFFER_BYTES, socketBufferBytes(), 1024, Integer.MAX_VALUE);
         requireRange(Key.FAULT_MAX_DELAY_MICROS, longValue(Key.FAULT_MAX_DELAY_MICROS), 0, 60_000_000);
         faultInjection();
-        ControllerAddress.parse(controller());
+        controllers();
+        requireRange(Key.FAILOVER_DETECTION_MS, failoverDetection().toMillis(), 1, Integer.MAX_VALUE);
+        fallback();
     }
 
     public static Builder builder() {
@@ -107,6 +120,39 @@ public final class SwitchMLConfig {
 
     public String controller() {
         return string(Key.CONTROLLER);
+    }
+
+    /** The switches' controllers in failover order: {@code controllers}, or else the single {@code controller}. */
+    public List<ControllerAddress> controllers() {
+        String list = string(Key.CONTROLLERS);
+        List<ControllerAddress> addresses = new ArrayList<>();
+        for (String item : (list.isEmpty() ? controller() : list).split(",")) {
+            if (!item.isBlank()) {
+                addresses.add(ControllerAddress.parse(item.trim()));
+            }
+        }
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException(Key.CONTROLLERS.property() + " = '" + list + "' lists no host:port");
+        }
+        return List.copyOf(addresses);
+    }
+
+    public Duration failoverDetection() {
+        return Duration.ofMillis(longValue(Key.FAILOVER_DETECTION_MS));
+    }
+
+    /** What to do when no switch is left: {@code ring} or {@code none}. */
+    public String fallback() {
+        String v = string(Key.FALLBACK);
+        if (!v.equals("ring") && !v.equals("none")) {
+            throw new IllegalArgumentException(Key.FALLBACK.property() + " must be ring or none, not '" + v + "'");
+        }
+        return v;
+    }
+
+    /** Whether a lost switch can be replaced: a standby controller is listed, or a fallback is configured. */
+    public boolean failoverEnabled() {
+        return controllers().size() > 1 || !fallback().equals("none");
     }
 
     public String job() {
@@ -291,6 +337,19 @@ public final class SwitchMLConfig {
 
         public Builder controller(String hostPort) {
             return set(Key.CONTROLLER, hostPort);
+        }
+
+        /** Several controllers, active first ({@code host:port,host:port}). */
+        public Builder controllers(String list) {
+            return set(Key.CONTROLLERS, list);
+        }
+
+        public Builder fallback(String fallback) {
+            return set(Key.FALLBACK, fallback);
+        }
+
+        public Builder failoverDetection(Duration d) {
+            return set(Key.FAILOVER_DETECTION_MS, d.toMillis());
         }
 
         public Builder job(String name) {

@@ -15,7 +15,12 @@ import io.switchml.protocol.SlotSchedule;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,6 +50,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private final WorkerStatistics statistics;
     private final LaneFailureHandler failures;
     private final Channel channel;
+    /** No result for this long while packets are outstanding makes the lane report silence (0: never; no listener). */
+    private final long silenceNanos;
+    private final Runnable silenceListener;
+    private final ScheduledFuture<?> timer;
 
     private final SlotRounds rounds;
     /**
@@ -73,14 +82,23 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private long latestAnsweredSentAt;
     /** When a result last arrived or the timer last fired; the timeout counts from here. */
     private long lastProgressAt;
+    /** When a result of the running task last arrived (or the task started): silence counts from here. */
+    private long lastResultAt;
+    private boolean silenceReported;
+    /** Set by {@link #stop()}: the lane sends and accepts nothing more. */
+    private boolean stopped;
 
     interface LaneFailureHandler {
         /** The lane gave up on a task; the context is no longer consistent with the switch. */
         void laneFailed(RuntimeException error);
     }
 
+    /** What a stopped lane held: its running task with the blocks whose results arrived, and its queue. */
+    record Snapshot(LaneTask running, BitSet runningHeld, List<LaneTask> queued) {
+    }
+
     WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config,
-               WorkerStatistics statistics, LaneFailureHandler failures, Channel channel) {
+               WorkerStatistics statistics, LaneFailureHandler failures, Runnable silenceListener, Channel channel) {
         this.index = index;
         this.slotBase = index * window;
         this.window = window;
@@ -91,6 +109,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.statistics = statistics;
         this.failures = failures;
         this.channel = channel;
+        this.silenceNanos = silenceListener == null ? 0 : config.failoverDetection().toNanos();
+        this.silenceListener = silenceListener;
         this.rounds = new SlotRounds(window);
         this.pending = new int[window];
         this.pendingRound = new int[window];
@@ -104,7 +124,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.scratch = ByteBuffer.allocateDirect(size.packetBytes()).order(ByteOrder.BIG_ENDIAN);
         tx.wrap(scratch, 0);
         Arrays.fill(pending, -1);
-        channel.eventLoop().scheduleAtFixedRate(this::checkTimers, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+        this.timer = channel.eventLoop().scheduleAtFixedRate(this::checkTimers, TICK_NANOS, TICK_NANOS,
+                TimeUnit.NANOSECONDS);
     }
 
     int index() {
@@ -115,7 +136,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     void submit(LaneTask task) {
         channel.eventLoop().execute(() -> {
             queue.add(task);
-            if (current == null) {
+            if (current == null && !stopped) {
                 startNext();
             }
         });
@@ -134,6 +155,44 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         });
     }
 
+    /**
+     * Stops the lane for a failover, without failing its tasks: no more packets go out, results
+     * and timers are ignored, and the answer says which blocks of the running task this worker
+     * already holds and which tasks were still queued. Safe from any thread.
+     */
+    CompletableFuture<Snapshot> stop() {
+        CompletableFuture<Snapshot> snapshot = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> {
+            stopped = true;
+            timer.cancel(false);
+            BitSet held = current == null ? null : heldBlocks(current);
+            Snapshot s = new Snapshot(current, held, new ArrayList<>(queue));
+            queue.clear();
+            reset();
+            snapshot.complete(s);
+        });
+        return snapshot;
+    }
+
+    /** The blocks of {@code task} whose results arrived: on slot i, those of every packet sent before pending[i]. */
+    private BitSet heldBlocks(LaneTask task) {
+        SlotSchedule schedule = task.schedule;
+        BitSet held = new BitSet(schedule.blocks());
+        for (int i = 0; i < window; i++) {
+            if (schedule.firstPacket(i) < 0) {
+                continue;
+            }
+            int answeredBelow = pending[i] >= 0 ? pending[i] : schedule.endPacket();
+            for (int q = i; q < answeredBelow; q += window) {
+                int block = schedule.dataBlock(q);
+                if (block >= 0) {
+                    held.set(block);
+                }
+            }
+        }
+        return held;
+    }
+
     private void startNext() {
         LaneTask task = queue.poll();
         if (task == null) {
@@ -143,6 +202,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         long now = System.nanoTime();
         deadline = now + operationTimeoutNanos;
         lastProgressAt = now;
+        lastResultAt = now;
+        silenceReported = false;
         latestAnsweredSentAt = now;
         activeSlots = 0;
         SlotSchedule schedule = task.schedule;
@@ -221,6 +282,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
         int i = slot - slotBase;
         LaneTask task = current;
+        if (stopped) {
+            return;
+        }
         int q = pending[i];
         if (task == null || q < 0 || rx.tsi() != pendingRound[i] || rx.set() != SlotRounds.setOf(pendingRound[i])) {
             statistics.duplicateResults.increment();
@@ -234,9 +298,21 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
         rto.answered();
         lastProgressAt = now;
+        lastResultAt = now;
+        silenceReported = false;
         // An answer to a retransmitted packet may answer the original: count the original's time.
         latestAnsweredSentAt = Math.max(latestAnsweredSentAt, attempts[i] == 0 ? sentAt[i] : firstSentAt[i]);
         accept(task, i, q);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof java.net.PortUnreachableException) {
+            // Nothing listens at the switch's port (it is gone or restarting): the timers and the
+            // watch deal with that; the ICMP error itself says nothing more.
+            return;
+        }
+        ctx.fireExceptionCaught(cause);
     }
 
     @Override
@@ -302,6 +378,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             task.operation.fail(error);
             failures.laneFailed(error);
             return;
+        }
+        if (silenceNanos > 0 && !silenceReported && now - lastResultAt > silenceNanos) {
+            silenceReported = true; // once per silence: a result re-arms it
+            silenceListener.run();
         }
         // Lost: sent before a packet that has been answered, by more than the reordering window.
         long lostBefore = latestAnsweredSentAt - rto.reorderWindowNanos();

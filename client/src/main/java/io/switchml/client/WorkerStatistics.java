@@ -15,6 +15,10 @@ public final class WorkerStatistics {
     final LongAdder injectedDrops = new LongAdder();
     final LongAdder injectedDuplicates = new LongAdder();
     final LongAdder injectedDelays = new LongAdder();
+    final LongAdder failovers = new LongAdder();
+    final LongAdder blocksKept = new LongAdder();
+    final LongAdder blocksRedone = new LongAdder();
+    final LongAdder blocksCopied = new LongAdder();
     volatile long smoothedRttNanos;
 
     /** A consistent-enough copy for reporting. */
@@ -22,7 +26,8 @@ public final class WorkerStatistics {
         return new Snapshot(packetsSent.sum(), packetsReceived.sum(), retransmissions.sum(),
                 retransmissionTimeouts.sum(), duplicateResults.sum(),
                 malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos,
-                injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum());
+                injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum(), failovers.sum(), blocksKept.sum(),
+                blocksRedone.sum(), blocksCopied.sum());
     }
 
     /**
@@ -38,10 +43,17 @@ public final class WorkerStatistics {
      * @param injectedDrops     datagrams (sent or received) dropped by fault injection ({@link FaultInjection})
      * @param injectedDuplicates datagrams (sent or received) duplicated by fault injection
      * @param injectedDelays    copies of datagrams delayed by fault injection
+     * @param failovers         times the job moved to another switch or to the fallback ring
+     * @param blocksKept        at failovers: blocks (one packet's elements) of unfinished all-reduces whose results every
+     *                          worker already held, so they were not sent again
+     * @param blocksRedone      at failovers: blocks no worker held, aggregated again from every worker's input
+     * @param blocksCopied      at failovers: blocks some workers held and others did not, copied from the lowest rank
+     *                          that held them (its result, through the new switch or ring; the others added zeros)
      */
     public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
                            long duplicateResults,
                            long malformedResults, long operations, long operationTimeouts, long smoothedRttNanos,
-                           long injectedDrops, long injectedDuplicates, long injectedDelays) {
+                           long injectedDrops, long injectedDuplicates, long injectedDelays, long failovers,
+                           long blocksKept, long blocksRedone, long blocksCopied) {
     }
 }

@@ -1,0 +1,614 @@
+package io.switchml.client;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.switchml.controller.proto.JobEvent;
+import io.switchml.controller.proto.JobParameters;
+import io.switchml.controller.proto.JoinResponse;
+import io.switchml.protocol.PayloadSize;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A worker's membership in one job at one switch, and the all-reduce through it. The public
+ * {@link SwitchMLContext} holds one at a time and replaces it when the job fails over to another
+ * switch.
+ *
+ * <p>{@link #join} binds one UDP socket per worker thread, joins the job at the controller
+ * (which waits for every rank and installs the job in the switch), and returns. Each all-reduce is
+ * cut into contiguous shares, one per worker thread; thread t uses the switch's slots
+ * [t * window, (t + 1) * window). Operations run in submission order.
+ *
+ * <p>If an all-reduce fails by timeout, the switch's slots may hold partial sums, so the session
+ * refuses further work. The timeout's message says which ranks the switch is still waiting for, as
+ * far as the controller can tell. An {@link UnrepresentableValueException} leaves the session usable.
+ *
+ * <p>Liveness: from {@code join} to {@code close} the session holds a watch at the controller (a
+ * gRPC server stream on a connection with keepalive). When another rank of the job dies, the
+ * controller aborts the job and says so on the watch: every pending and later operation fails at
+ * once with {@link WorkerFailedException}. When the watch itself breaks (the switch process died,
+ * restarted or became unreachable), they fail with {@link SwitchUnavailableException}, unless the
+ * session has a {@link SwitchLossListener}: then nothing fails, the listener is told, and it
+ * {@link #stop()}s the session to move the job elsewhere. The operation timeout stays the backstop.
+ */
+final class SwitchSession implements AllReduce {
+    private static final Logger LOG = LoggerFactory.getLogger(SwitchSession.class);
+    /** How long a failed barrier or broadcast waits for the watch to say the job was lost. */
+    private static final long JOB_FAILURE_WAIT_MS = 1_000;
+
+    private final SwitchMLConfig config;
+    private final ControlPlaneClient control;
+    private final EventLoopGroup loops;
+    private final List<Channel> channels;
+    /** The window of each worker thread: the config's, or fewer when the switch's admission control granted fewer. */
+    private final int slotsPerThread;
+    private final List<WorkerLane> lanes = new ArrayList<>();
+    private final ExecutorService completions;
+    private final WorkerStatistics statistics;
+    /** Told when this switch is lost; null: the loss fails every operation instead. */
+    private final SwitchLossListener lossListener;
+    private final InetAddress localAddress;
+    private final AtomicLong operationSequence = new AtomicLong();
+    private final AtomicLong barrierSequence = new AtomicLong();
+    private final int jobNumber;
+    private final InetSocketAddress[] switchEndpoints;
+    private volatile RuntimeException broken;
+    private volatile boolean closed;
+    /** Identifies this run of the job at the controller (job numbers are reused). */
+    private final long jobId;
+    /** Completed once the controller has registered this rank's watch. */
+    private final CompletableFuture<Void> watching = new CompletableFuture<>();
+    /** Completed when the job is lost: a rank died, or the controller went away. */
+    private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
+    private volatile Runnable cancelWatch;
+    private final StallDiagnosis stallDiagnosis;
+
+    /** Where a session reports that its switch is gone. */
+    interface SwitchLossListener {
+        /** Called once, on a gRPC or event-loop thread; the session's operations are left pending. */
+        void switchLost(SwitchSession session, SwitchUnavailableException why);
+    }
+
+    private SwitchSession(SwitchMLConfig config, ControlPlaneClient control, EventLoopGroup loops,
+                          List<Channel> channels, JoinResponse joined, InetAddress switchAddress,
+                          InetAddress localAddress, WorkerStatistics statistics, SwitchLossListener lossListener) {
+        this.config = config;
+        this.statistics = statistics;
+        this.lossListener = lossListener;
+        this.localAddress = localAddress;
+        this.control = control;
+        this.loops = loops;
+        this.channels = channels;
+        this.jobNumber = joined.getJobNumber();
+        this.jobId = joined.getJobId();
+        this.slotsPerThread = grantedWindow(config, joined);
+        this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
+        this.switchEndpoints = new InetSocketAddress[config.threads()];
+        for (int t = 0; t < config.threads(); t++) {
+            int port = joined.getSwitchPorts(t % joined.getSwitchPortsCount());
+            switchEndpoints[t] = new InetSocketAddress(switchAddress, port);
+        }
+        this.completions = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "switchml-completions-rank" + config.rank());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Joins the job described by {@code config} at the controller {@code controllerAddress}; returns
+     * once every worker has joined.
+     */
+    static SwitchSession join(SwitchMLConfig config, ControllerAddress controllerAddress, WorkerStatistics statistics,
+                              SwitchLossListener lossListener) {
+        InetAddress controllerIp = resolveIpv4(controllerAddress.host());
+        InetAddress localIp = config.localAddress().isEmpty() ? routeTo(controllerIp) : resolveIpv4(config.localAddress());
+        ControlPlaneClient control = new ControlPlaneClient(controllerAddress);
+        EventLoopGroup loops = NettyTransport.eventLoops(config.threads(), "switchml-worker-rank" + config.rank());
+        List<Channel> channels = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int t = 0; t < config.threads(); t++) {
+                Channel channel = bind(loops, config, localIp);
+                channels.add(channel);
+                ports.add(((InetSocketAddress) channel.localAddress()).getPort());
+            }
+            JobParameters parameters = JobParameters.newBuilder()
+                    .setNumWorkers(config.workers())
+                    .setElementsPerPacket(config.elementsPerPacket())
+                    .setSlotsPerThread(config.slotsPerThread())
+                    .setThreads(config.threads())
+                    .build();
+            JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(), ports,
+                    config.joinTimeout());
+            InetAddress switchIp = switchAddress(joined.getSwitchAddress(), controllerIp);
+            SwitchSession context = new SwitchSession(config, control, loops, channels, joined, switchIp, localIp,
+                    statistics, lossListener);
+            try {
+                context.start();
+                context.watch();
+            } catch (RuntimeException e) {
+                context.close();
+                throw e;
+            }
+            LOG.debug("rank {} joined job '{}' as job number {}; switch at {}", config.rank(), config.job(),
+                    joined.getJobNumber(), switchIp);
+            return context;
+        } catch (RuntimeException e) {
+            channels.forEach(Channel::close);
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            control.close();
+            throw e;
+        }
+    }
+
+    private void start() {
+        PayloadSize size = config.payloadSize();
+        FaultInjection faults = config.faultInjection();
+        for (int t = 0; t < channels.size(); t++) {
+            Channel channel = channels.get(t);
+            channel.connect(switchEndpoints[t]).syncUninterruptibly();
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, statistics,
+                    this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
+            if (faults.enabled()) {
+                // Between the socket and the lane: sees every datagram the lane sends and receives.
+                channel.pipeline().addLast(new FaultInjector(faults, config.rank(), t, statistics));
+            }
+            channel.pipeline().addLast(lane);
+            lanes.add(lane);
+        }
+    }
+
+    private static Channel bind(EventLoopGroup loops, SwitchMLConfig config, InetAddress localIp) {
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loops)
+                .channel(NettyTransport.datagramChannel())
+                .option(ChannelOption.SO_RCVBUF, config.socketBufferBytes())
+                .option(ChannelOption.SO_SNDBUF, config.socketBufferBytes())
+                // Results are as large as the packets: the default 2 KiB would truncate them.
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(config.payloadSize().packetBytes()))
+                .handler(new io.netty.channel.ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        // The lane handler is added once the job is joined.
+                    }
+                });
+        try {
+            return bootstrap.bind(new InetSocketAddress(localIp, 0)).sync().channel();
+        } catch (Exception e) {
+            throw new SwitchMLException("cannot bind a UDP socket on " + localIp.getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The local IPv4 address the kernel would use to reach {@code target}. */
+    private static InetAddress routeTo(InetAddress target) {
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(target, 9); // connecting a UDP socket sends nothing; it only picks a route
+            InetAddress local = probe.getLocalAddress();
+            return local.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : local;
+        } catch (IOException e) {
+            throw new SwitchMLException("no route to " + target.getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static InetAddress resolveIpv4(String host) {
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if (a instanceof Inet4Address) {
+                    return a;
+                }
+            }
+        } catch (UnknownHostException e) {
+            throw new SwitchMLException("cannot resolve host '" + host + "': " + e.getMessage(), e);
+        }
+        throw new SwitchMLException("host '" + host + "' has no IPv4 address; the switch speaks UDP over IPv4");
+    }
+
+    private static InetAddress switchAddress(String announced, InetAddress controllerIp) {
+        if (announced.isEmpty()) {
+            return controllerIp;
+        }
+        InetAddress address = resolveIpv4(announced);
+        // A switch bound to the wildcard address is reached where the controller was.
+        return address.isAnyLocalAddress() ? controllerIp : address;
+    }
+
+    @Override
+    public int rank() {
+        return config.rank();
+    }
+
+    @Override
+    public int workers() {
+        return config.workers();
+    }
+
+    /** The job number the controller assigned. */
+    int jobNumber() {
+        return jobNumber;
+    }
+
+    ControllerAddress controller() {
+        return control.address();
+    }
+
+    /** The IPv4 address this worker's sockets are bound to (the one that routes to this switch). */
+    InetAddress localAddress() {
+        return localAddress;
+    }
+
+    /** How many all-reduces have been submitted; the next one gets this number. */
+    long submitted() {
+        return operationSequence.get();
+    }
+
+    /*
+     * Submission is synchronized: taking the sequence number and queueing on every lane happen as
+     * one step, so all lanes (and the lanes of every other worker) see operations in one order even
+     * when several threads submit at once.
+     */
+    @Override
+    public synchronized CompletableFuture<Void> allReduceAsync(FloatBuffer in, FloatBuffer out, ReduceOp op) {
+        Tensors.checkOutput(in.remaining(), out.remaining());
+        long sequence = operationSequence.getAndIncrement();
+        return submit(new FloatOperation(sequence, op, in, out, workers(), lanes.size(), completions,
+                describe(sequence, "float32", in.remaining(), op)));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> allReduceAsync(IntBuffer in, IntBuffer out, ReduceOp op) {
+        Tensors.checkOutput(in.remaining(), out.remaining());
+        long sequence = operationSequence.getAndIncrement();
+        return submit(new IntOperation(sequence, op, in, out, workers(), lanes.size(), completions,
+                describe(sequence, "int32", in.remaining(), op)));
+    }
+
+    private String describe(long sequence, String type, int length, ReduceOp op) {
+        return "all-reduce #" + sequence + " (" + op + " of " + length + " " + type + ") of job '" + config.job()
+                + "' on rank " + rank();
+    }
+
+    private CompletableFuture<Void> submit(Operation<?> operation) {
+        if (closed) {
+            operation.future.completeExceptionally(new IllegalStateException("the SwitchML context is closed"));
+            return operation.future;
+        }
+        SwitchMLException lost = jobFailure.getNow(null);
+        // A lost switch with a listener fails nothing: the listener's stop() collects what was queued.
+        if (lost != null && !(lossListener != null && lost instanceof SwitchUnavailableException)) {
+            operation.future.completeExceptionally(again(lost));
+            return operation.future;
+        }
+        RuntimeException error = broken;
+        if (error != null) {
+            operation.future.completeExceptionally(new SwitchMLException(
+                    "this context failed earlier and can no longer be used; close it and join again", error));
+            return operation.future;
+        }
+        statistics.operations.increment();
+        // Whole blocks per lane, so every lane but the last carries only full packets.
+        int k = config.elementsPerPacket();
+        int blocks = (operation.length + k - 1) / k;
+        int lanesCount = lanes.size();
+        for (int t = 0; t < lanesCount; t++) {
+            int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
+            int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
+            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread));
+        }
+        return operation.future.exceptionallyCompose(stallDiagnosis::explain);
+    }
+
+    /** Opens this rank's watch and waits until the controller has registered it. */
+    private void watch() {
+        cancelWatch = control.watch(jobNumber, jobId, rank(), new ControlPlaneClient.WatchListener() {
+            @Override
+            public void event(JobEvent event) {
+                jobEvent(event);
+            }
+
+            @Override
+            public void ended(Throwable error) {
+                watchEnded(error);
+            }
+        });
+        try {
+            watching.get(config.joinTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof SwitchMLException failure ? again(failure)
+                    : new SwitchMLException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new ControlPlaneException("joined job '" + config.job() + "' as rank " + rank() + ", but the controller at "
+                    + control.address() + " did not confirm this rank's watch within " + config.joinTimeout().toMillis()
+                    + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SwitchMLException("interrupted while opening the watch of job '" + config.job() + "'", e);
+        }
+    }
+
+    private void jobEvent(JobEvent event) {
+        switch (event.getKind()) {
+            case WATCHING -> watching.complete(null);
+            case RANKS_FAILED -> jobFailed(new WorkerFailedException(event.getJobName(), event.getJobNumber(),
+                    event.getFailedRanksList(), rank(), event.getReason()));
+            default -> LOG.debug("rank {} ignores job event {}", rank(), event.getKind());
+        }
+    }
+
+    /** The watch ended without this rank leaving: the controller (the switch process) is gone. */
+    private void watchEnded(Throwable error) {
+        if (closed) {
+            return;
+        }
+        String why = error == null ? "the controller ended this rank's watch" : ControlPlaneClient.describe(error);
+        String lostSwitch = "job '" + config.job() + "' (job number " + jobNumber + "), rank " + rank()
+                + ": lost the connection to the switch's controller at " + control.address() + " (" + why + ").";
+        switchLost(new SwitchUnavailableException(lossListener != null ? lostSwitch : lostSwitch + " The switch"
+                + " process died, restarted or became unreachable, and the job's state on the switch is gone; this context"
+                + " can no longer be used. To go on, close this context on every worker and, once the switch is back,"
+                + " join again.", error));
+    }
+
+    /** The switch is gone: the listener takes over, or else everything pending and later fails. */
+    private void switchLost(SwitchUnavailableException error) {
+        if (lossListener == null) {
+            jobFailed(error);
+        } else if (jobFailure.complete(error)) {
+            watching.completeExceptionally(error);
+            lossListener.switchLost(this, error);
+        }
+    }
+
+    /**
+     * A worker thread got no result for the failover detection time. The switch is taken for lost
+     * only when its controller cannot say otherwise: it does not answer, or no longer knows the job.
+     * When it answers that the switch waits for other ranks, those ranks are slow, not the switch.
+     */
+    private void switchSilent() {
+        if (closed || jobFailure.isDone()) {
+            return;
+        }
+        long silentMs = config.failoverDetection().toMillis();
+        control.diagnose(jobNumber, jobId, Duration.ofSeconds(2)).whenComplete((d, error) -> {
+            String why;
+            if (error != null) {
+                why = "and its controller did not answer (" + ControlPlaneClient.describe(error) + ")";
+            } else if (!d.getKnown()) {
+                why = "and its controller no longer knows the job";
+            } else {
+                LOG.debug("rank {}: no result for {} ms, but the controller knows job {} (missing ranks {}); waiting",
+                        rank(), silentMs, jobNumber, d.getMissingRanksList());
+                return;
+            }
+            switchLost(new SwitchUnavailableException("job '" + config.job() + "' (job number " + jobNumber + "), rank "
+                    + rank() + ": the switch at " + control.address() + " sent no result for " + silentMs + " ms " + why
+                    + ".", error));
+        });
+    }
+
+    /**
+     * Stops every worker thread without failing its work, for a failover: no packet goes out any
+     * more. Returns, per all-reduce still unfinished on some worker thread (by its number), the
+     * blocks whose results this worker already holds; all-reduces not listed are finished here.
+     */
+    Map<Long, BitSet> stop(Duration timeout) {
+        Map<Long, BitSet> held = new HashMap<>();
+        int k = config.elementsPerPacket();
+        for (WorkerLane lane : lanes) {
+            WorkerLane.Snapshot s;
+            try {
+                s = lane.stop().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SwitchMLException("interrupted while stopping worker thread " + lane.index(), e);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new SwitchMLException("worker thread " + lane.index() + " did not stop within " + timeout.toMillis()
+                        + " ms", e);
+            }
+            if (s.running() != null) {
+                BitSet blocks = blocksOf(held, s.running(), k);
+                for (int b = s.runningHeld().nextSetBit(0); b >= 0; b = s.runningHeld().nextSetBit(b + 1)) {
+                    blocks.set(s.running().from / k + b);
+                }
+            }
+            for (LaneTask queued : s.queued()) {
+                blocksOf(held, queued, k);
+            }
+        }
+        return held;
+    }
+
+    /**
+     * The held blocks of {@code task}'s all-reduce, created as "all held" (the shares of the worker
+     * threads that finished it), with {@code task}'s own share cleared.
+     */
+    private static BitSet blocksOf(Map<Long, BitSet> held, LaneTask task, int k) {
+        Operation<?> op = task.operation;
+        BitSet blocks = held.computeIfAbsent(op.sequence, s -> {
+            BitSet all = new BitSet();
+            all.set(0, (op.length + k - 1) / k);
+            return all;
+        });
+        blocks.clear(task.from / k, (task.to + k - 1) / k);
+        return blocks;
+    }
+
+    /** The job is lost: fails everything pending now, and everything later. The first failure stands. */
+    private void jobFailed(SwitchMLException error) {
+        if (!jobFailure.complete(error)) {
+            return;
+        }
+        watching.completeExceptionally(error);
+        laneFailed(error);
+    }
+
+    /** A failure raised again for a later call, of the same type, with the first one as its cause. */
+    private static SwitchMLException again(SwitchMLException first) {
+        if (first instanceof WorkerFailedException w) {
+            return new WorkerFailedException(w);
+        }
+        if (first instanceof SwitchUnavailableException u) {
+            return new SwitchUnavailableException(u);
+        }
+        return new SwitchMLException(first.getMessage(), first);
+    }
+
+    private void laneFailed(RuntimeException error) {
+        if (broken == null) {
+            broken = error;
+            LOG.warn("{}", error.getMessage());
+        }
+        for (WorkerLane lane : lanes) {
+            lane.abortAll(error);
+        }
+    }
+
+    @Override
+    public void barrier() {
+        controlCall(() -> {
+            control.barrier(jobNumber, rank(), barrierSequence.getAndIncrement(), config.joinTimeout());
+            return null;
+        });
+    }
+
+    @Override
+    public byte[] broadcast(byte[] value, int root) {
+        if (root < 0 || root >= workers()) {
+            throw new IllegalArgumentException("root " + root + " outside 0.." + (workers() - 1));
+        }
+        return controlCall(() -> control.broadcast(jobNumber, rank(), root, barrierSequence.getAndIncrement(), value,
+                config.joinTimeout()));
+    }
+
+    /**
+     * A barrier or broadcast: refused once the job is lost; when the controller fails it because
+     * the job was aborted or is unreachable, the watch's account (which rank died, or that the
+     * switch is gone) is raised instead, if it arrives within a moment.
+     */
+    private <T> T controlCall(Supplier<T> call) {
+        SwitchMLException lost = jobFailure.getNow(null);
+        if (lost != null) {
+            throw again(lost);
+        }
+        try {
+            return call.get();
+        } catch (ControlPlaneException e) {
+            Status.Code code = e.getCause() instanceof StatusRuntimeException sre ? sre.getStatus().getCode() : Status.Code.UNKNOWN;
+            if (code != Status.Code.ABORTED && code != Status.Code.UNAVAILABLE && code != Status.Code.NOT_FOUND
+                    && code != Status.Code.CANCELLED) {
+                throw e;
+            }
+            try {
+                lost = jobFailure.get(JOB_FAILURE_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException notLost) {
+                throw e;
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw e;
+            }
+            SwitchMLException failure = again(lost);
+            failure.addSuppressed(e);
+            throw failure;
+        }
+    }
+
+    /** The window the controller granted (0 from a controller without admission control: the config's). */
+    private static int grantedWindow(SwitchMLConfig config, JoinResponse joined) {
+        int granted = joined.getSlotsPerThread();
+        if (granted == 0 || granted == config.slotsPerThread()) {
+            return config.slotsPerThread();
+        }
+        LOG.warn("rank {}: job '{}' runs with {} slots per thread instead of {}: {}", config.rank(), config.job(),
+                granted, config.slotsPerThread(), joined.getAdmission());
+        return granted;
+    }
+
+    /** Slots each worker thread keeps in flight (see {@link SwitchMLContext#slotsPerThread()}). */
+    int slotsPerThread() {
+        return slotsPerThread;
+    }
+
+    /**
+     * For tests: sends {@code datagram} (position to limit) to the switch from worker thread
+     * {@code thread}'s socket, the source the switch knows as this rank, past any fault injection.
+     */
+    void sendRawForTest(int thread, java.nio.ByteBuffer datagram) {
+        channels.get(thread).pipeline().firstContext()
+                .writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(datagram)).syncUninterruptibly();
+    }
+
+    /**
+     * For tests: this worker dies as a killed process would, without leaving the job. Its connection
+     * to the controller is cut (which ends its watch) and its sockets close.
+     */
+    void crashForTest() {
+        closed = true;
+        control.close();
+        IllegalStateException crashed = new IllegalStateException("this worker crashed (test)");
+        for (WorkerLane lane : lanes) {
+            lane.abortAll(crashed);
+        }
+        channels.forEach(Channel::close);
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        completions.shutdown();
+    }
+
+    /** Leaves the job and releases sockets and threads. Pending operations fail. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RuntimeException closing = new IllegalStateException("the SwitchML context was closed");
+        for (WorkerLane lane : lanes) {
+            lane.abortAll(closing);
+        }
+        try {
+            // The controller ends the watch when the rank leaves. After the switch went away there is
+            // nothing to leave (and a restarted one may run another job under this number).
+            if (!(jobFailure.getNow(null) instanceof SwitchUnavailableException)) {
+                control.leave(jobNumber, jobId, rank());
+            }
+        } catch (SwitchMLException e) {
+            LOG.debug("leaving job {} failed: {}", jobNumber, e.getMessage());
+        } finally {
+            Runnable cancel = cancelWatch;
+            if (cancel != null) {
+                cancel.run();
+            }
+            channels.forEach(Channel::close);
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            completions.shutdown();
+            control.close();
+        }
+    }
+}

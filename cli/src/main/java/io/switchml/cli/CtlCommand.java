@@ -1,6 +1,8 @@
 package io.switchml.cli;
 
 import io.switchml.client.ControllerAddress;
+import io.switchml.controller.proto.StatusRequest;
+import io.switchml.controller.proto.StatusResponse;
 import io.switchml.protocol.ProtocolConstants;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -39,6 +41,13 @@ final class CtlCommand implements Runnable {
     /** Opens a connection to the controller named by --controller. */
     ControllerConnection connect() {
         return new ControllerConnection(ControllerAddress.parse(controller), timeout);
+    }
+
+    /** The controller's status (jobs, forming jobs, counters), fetched to {@code purpose} (for the error message). */
+    StatusResponse status(String purpose) {
+        try (ControllerConnection controller = connect()) {
+            return controller.call(purpose, stub -> stub.status(StatusRequest.getDefaultInstance()));
+        }
     }
 
     /** Where the subcommand prints, in the --format asked for. */

@@ -1,7 +1,6 @@
 package io.switchml.cli;
 
 import io.switchml.controller.proto.JobStatus;
-import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
@@ -21,10 +20,7 @@ final class CtlJobsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CtlOutput output = ctl.output();
-        StatusResponse status;
-        try (ControllerConnection controller = ctl.connect()) {
-            status = controller.call("list the jobs", stub -> stub.status(StatusRequest.getDefaultInstance()));
-        }
+        StatusResponse status = ctl.status("list the jobs");
         List<JobStatus> jobs = new ArrayList<>(status.getJobsList());
         jobs.addAll(status.getFormingJobsList());
         output.print(Map.of("jobs", jobs.stream().map(CtlJobView::json).toList()), out -> {

@@ -1,6 +1,5 @@
 package io.switchml.cli;
 
-import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
@@ -24,10 +23,7 @@ final class CtlStatsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CtlOutput output = ctl.output();
-        StatusResponse status;
-        try (ControllerConnection controller = ctl.connect()) {
-            status = controller.call("read the switch's statistics", stub -> stub.status(StatusRequest.getDefaultInstance()));
-        }
+        StatusResponse status = ctl.status("read the switch's statistics");
         // In the order the switch lists them (its declaration order; the protobuf runtime keeps it).
         Map<String, Long> counters = new LinkedHashMap<>();
         Map<String, Long> drops = new LinkedHashMap<>();

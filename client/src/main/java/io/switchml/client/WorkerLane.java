@@ -271,7 +271,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             statistics.malformedResults.increment();
             return;
         }
-        // Receive buffers are contiguous; this view is cached by the buffer, not allocated.
+        // Receive buffers are contiguous, so this is one view (a small slice object per datagram in Netty 4.2).
         ByteBuffer view = content.internalNioBuffer(content.readerIndex(), content.readableBytes());
         rx.wrap(view.order(ByteOrder.BIG_ENDIAN), view.position());
         int slot = rx.slot();

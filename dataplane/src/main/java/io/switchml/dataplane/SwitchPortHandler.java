@@ -40,7 +40,7 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
         }
         try {
             ByteBuf content = datagram.content();
-            // Receive buffers are contiguous; this view is cached by the buffer, not allocated.
+            // Receive buffers are contiguous, so this is one view (a small slice object per datagram in Netty 4.2).
             ByteBuffer packet = content.internalNioBuffer(content.readerIndex(), content.readableBytes())
                     .order(ByteOrder.BIG_ENDIAN);
             InetSocketAddress sender = datagram.sender();

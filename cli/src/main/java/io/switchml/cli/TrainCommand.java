@@ -73,11 +73,15 @@ final class TrainCommand implements Callable<Integer> {
     static TrainingSummary run(TrainPlan plan, int workers, String controller, Duration timeout, PrintStream out)
             throws InterruptedException {
         TrainRunner runner = new TrainRunner(new TrainRunner.Options(workers, plan, controller, timeout), System.err);
-        out.println(String.format(Locale.ROOT, "%5s %8s %9s %9s %10s %12s %8s", "epoch", "loss", "train_acc", "test_acc",
-                "images/s", "aggregation", "seconds"));
-        TrainingSummary summary = runner.run(e -> out.println(String.format(Locale.ROOT,
-                "%5d %8.4f %8.2f%% %8.2f%% %10.0f %11.1f%% %8.1f", e.epoch(), e.loss(), 100 * e.accuracy(),
-                100 * e.testAccuracy(), e.imagesPerSecond(), 100 * e.aggregationFraction(), e.seconds())));
+        TrainingSummary summary = runner.run(e -> {
+            if (e.epoch() == 1) { // after the start-up messages, right above the first row
+                out.println(String.format(Locale.ROOT, "%5s %8s %9s %9s %10s %12s %8s", "epoch", "loss", "train_acc",
+                        "test_acc", "images/s", "aggregation", "seconds"));
+            }
+            out.println(String.format(Locale.ROOT, "%5d %8.4f %8.2f%% %8.2f%% %10.0f %11.1f%% %8.1f", e.epoch(), e.loss(),
+                    100 * e.accuracy(), 100 * e.testAccuracy(), e.imagesPerSecond(), 100 * e.aggregationFraction(),
+                    e.seconds()));
+        });
         out.println();
         out.println(String.format(Locale.ROOT, "test accuracy %.2f %% after %d epoch(s) with %d worker(s), aggregation %s: "
                         + "%.0f images/s, %.1f %% of step time aggregating, %.1f s in all",

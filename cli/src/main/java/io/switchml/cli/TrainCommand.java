@@ -105,6 +105,7 @@ final class TrainCommand implements Callable<Integer> {
                 .withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(workers))
                 .withConfig(SwitchMLConfig.Key.CONTROLLER.property(), controller)
                 .withConfig(SwitchMLConfig.Key.JOB.property(), job);
+        TrainRunner.quietOfflineEngine();
         new TrainWorker(mine, WorkerConnection.PeerExchange.STANDARD_STREAMS).run(System.out::println);
         return 0;
     }

@@ -54,10 +54,7 @@ public final class TrainRunner {
             throw new IllegalArgumentException("--aggregation none trains one process alone; use --workers 1");
         }
         FashionMnist.requirePresent(options.plan().data());
-        // Nothing may be downloaded at run time: the native library comes from the pytorch-native-cpu jar.
-        System.setProperty("ai.djl.offline", System.getProperty("ai.djl.offline", "true"));
-        // DJL looks for CUDA first and warns that there is none: expected on a CPU-only host.
-        System.setProperty("org.slf4j.simpleLogger.log.ai.djl", System.getProperty("org.slf4j.simpleLogger.log.ai.djl", "error"));
+        quietOfflineEngine();
         // Load PyTorch here once, so a broken install fails before any worker starts, and the native
         // library is unpacked from its jar by one process rather than by every worker at once.
         progress.println("engine: " + Engine.getEngine("PyTorch").getEngineName() + " " + Engine.getEngine("PyTorch").getVersion());
@@ -76,6 +73,16 @@ public final class TrainRunner {
                 embedded.close();
             }
         }
+    }
+
+    /**
+     * Call before DJL loads: nothing may be downloaded at run time (the native library comes from the
+     * pytorch-native-cpu jar), and DJL's warning that it found no CUDA is expected on a CPU-only host.
+     * Settings given with -D are kept.
+     */
+    public static void quietOfflineEngine() {
+        System.setProperty("ai.djl.offline", System.getProperty("ai.djl.offline", "true"));
+        System.setProperty("org.slf4j.simpleLogger.log.ai.djl", System.getProperty("org.slf4j.simpleLogger.log.ai.djl", "error"));
     }
 
     private TrainingSummary train(String controller, Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {

@@ -24,7 +24,8 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         TrainPlan plan = training.plan();
         System.out.println("switchml demo: " + workers + " worker processes train a 784-256-128-10 perceptron on Fashion-MNIST"
-                + " (each on 1/" + workers + " of the 60000 images), " + plan.epochs() + " epoch(s).");
+                + " (each on 1/" + workers + " of the " + (plan.trainLimit() > 0 ? plan.trainLimit() : 60000) + " training images), "
+                + plan.epochs() + " epoch(s).");
         System.out.println("After every backward pass the workers' gradients are averaged through an embedded software switch"
                 + " (aggregation: " + plan.aggregation() + "), so every worker applies the same update.\n");
         TrainingSummary summary = TrainCommand.run(plan, workers, null, Duration.ofHours(1), System.out);

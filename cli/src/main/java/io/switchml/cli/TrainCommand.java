@@ -72,6 +72,9 @@ final class TrainCommand implements Callable<Integer> {
     /** Trains on this host and prints progress and the outcome in words; shared with {@code demo}. */
     static TrainingSummary run(TrainPlan plan, int workers, String controller, Duration timeout, PrintStream out)
             throws InterruptedException {
+        // The embedded switch's job installs and removals are routine here; the epoch table is the news.
+        System.setProperty("org.slf4j.simpleLogger.log.io.switchml",
+                System.getProperty("org.slf4j.simpleLogger.log.io.switchml", "warn"));
         TrainRunner runner = new TrainRunner(new TrainRunner.Options(workers, plan, controller, timeout), System.err);
         TrainingSummary summary = runner.run(e -> {
             if (e.epoch() == 1) { // after the start-up messages, right above the first row

@@ -197,7 +197,8 @@ public final class BenchRunner {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
-                workers.add(WorkerProcess.start(prefix, r, mine, 2 * maxBytes + (256L << 20), reports, endpoints,
+                // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions.
+                workers.add(WorkerProcess.start(prefix, r, mine, 3 * maxBytes + (256L << 20), reports, endpoints,
                         progress));
             }
             if (!algorithm.needsSwitch()) {

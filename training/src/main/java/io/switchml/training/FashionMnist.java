@@ -21,14 +21,24 @@ public final class FashionMnist {
             "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot");
 
     /**
-     * Images and their labels.
+     * Images and their labels. Pixels stay bytes until {@link #scaledPixels()}, so a worker converts only
+     * its own shard.
      *
-     * @param pixels row-major, {@link #PIXELS} per image, scaled from 0..255 to 0..1
+     * @param pixels row-major, {@link #PIXELS} per image, grey levels 0..255 as unsigned bytes
      * @param labels class indices 0..9, as floats (DJL's classification losses take them so)
      */
-    public record Split(float[] pixels, float[] labels) {
+    public record Split(byte[] pixels, float[] labels) {
         public int size() {
             return labels.length;
+        }
+
+        /** The pixels scaled from 0..255 to 0..1, in a new array. */
+        public float[] scaledPixels() {
+            float[] scaled = new float[pixels.length];
+            for (int i = 0; i < scaled.length; i++) {
+                scaled[i] = (pixels[i] & 0xff) / 255f;
+            }
+            return scaled;
         }
 
         /**
@@ -42,7 +52,7 @@ public final class FashionMnist {
             }
             int[] order = permutation(size(), seed);
             int share = size() / workers;
-            float[] p = new float[share * PIXELS];
+            byte[] p = new byte[share * PIXELS];
             float[] l = new float[share];
             for (int i = 0; i < share; i++) {
                 int from = order[rank * share + i];
@@ -90,10 +100,6 @@ public final class FashionMnist {
             if (y.dimensions().length != 1 || y.count() != x.count()) {
                 throw new IOException(labels + " holds " + Arrays.toString(y.dimensions()) + " labels for " + x.count() + " images");
             }
-            float[] pixels = new float[x.values().length];
-            for (int i = 0; i < pixels.length; i++) {
-                pixels[i] = (x.values()[i] & 0xff) / 255f;
-            }
             float[] classes = new float[y.count()];
             for (int i = 0; i < classes.length; i++) {
                 int c = y.values()[i] & 0xff;
@@ -102,7 +108,7 @@ public final class FashionMnist {
                 }
                 classes[i] = c;
             }
-            return new Split(pixels, classes);
+            return new Split(x.values(), classes);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read Fashion-MNIST: " + e.getMessage(), e);
         }

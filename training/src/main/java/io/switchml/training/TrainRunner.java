@@ -57,7 +57,8 @@ public final class TrainRunner {
         quietOfflineEngine();
         // Load PyTorch here once, so a broken install fails before any worker starts, and the native
         // library is unpacked from its jar by one process rather than by every worker at once.
-        progress.println("engine: " + Engine.getEngine("PyTorch").getEngineName() + " " + Engine.getEngine("PyTorch").getVersion());
+        Engine engine = Engine.getEngine("PyTorch");
+        progress.println("engine: " + engine.getEngineName() + " " + engine.getVersion());
         AggregationService embedded = null;
         String controller = options.controller();
         if (aggregation == Aggregation.SWITCHML && controller == null) {
@@ -118,10 +119,6 @@ public final class TrainRunner {
             }
             List<TrainingSummary.EpochSummary> done = new ArrayList<>();
             Map<Integer, List<EpochReport>> byEpoch = new HashMap<>();
-            double imageSeconds = 0;
-            double aggregationSeconds = 0;
-            double stepSeconds = 0;
-            long images = 0;
             while (done.size() < plan.epochs()) {
                 EpochReport report = workers.next(reports, "reporting every epoch");
                 List<EpochReport> forEpoch = byEpoch.computeIfAbsent(report.epoch(), e -> new ArrayList<>());
@@ -130,12 +127,6 @@ public final class TrainRunner {
                     TrainingSummary.EpochSummary summary = TrainingSummary.EpochSummary.of(forEpoch);
                     done.add(summary);
                     epochs.accept(summary);
-                    images += summary.images();
-                    imageSeconds += summary.seconds();
-                    for (EpochReport r : forEpoch) {
-                        aggregationSeconds += r.aggregationSeconds();
-                        stepSeconds += r.seconds();
-                    }
                 }
             }
             Map<Integer, FinalReport> last = new LinkedHashMap<>();
@@ -145,6 +136,11 @@ public final class TrainRunner {
             }
             workers.awaitSuccess(30_000);
             boolean identical = last.values().stream().mapToLong(FinalReport::checksum).distinct().count() == 1;
+            long images = done.stream().mapToLong(TrainingSummary.EpochSummary::images).sum();
+            double imageSeconds = done.stream().mapToDouble(TrainingSummary.EpochSummary::seconds).sum();
+            List<EpochReport> all = byEpoch.values().stream().flatMap(List::stream).toList();
+            double aggregationSeconds = all.stream().mapToDouble(EpochReport::aggregationSeconds).sum();
+            double stepSeconds = all.stream().mapToDouble(EpochReport::seconds).sum();
             return new TrainingSummary(plan.aggregation().id(), n, plan.epochs(), plan.batchSize(), last.get(0).testAccuracy(),
                     imageSeconds == 0 ? 0 : images / imageSeconds, stepSeconds == 0 ? 0 : aggregationSeconds / stepSeconds,
                     identical, (System.nanoTime() - start) / 1e9, done);

@@ -24,6 +24,7 @@ import io.switchml.djl.ParameterBroadcast;
 import io.switchml.djl.ParameterChecksum;
 
 import java.io.IOException;
+import java.nio.FloatBuffer;
 import java.util.function.Consumer;
 
 /**
@@ -67,6 +68,7 @@ public final class TrainWorker {
         FashionMnist.Split all = FashionMnist.train(plan.data());
         FashionMnist.Split shard = (plan.trainLimit() > 0 ? all.first(plan.trainLimit()) : all).shard(rank, workers, plan.seed());
         FashionMnist.Split test = rank == 0 ? FashionMnist.test(plan.data()) : null;
+        float[] testPixels = test == null ? null : test.scaledPixels();
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
         try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
@@ -89,7 +91,7 @@ public final class TrainWorker {
                 }
                 NDManager manager = trainer.getManager();
                 ArrayDataset dataset = new ArrayDataset.Builder()
-                        .setData(manager.create(shard.pixels(), new Shape(shard.size(), FashionMnist.PIXELS)))
+                        .setData(manager.create(shard.scaledPixels(), new Shape(shard.size(), FashionMnist.PIXELS)))
                         .optLabels(manager.create(shard.labels()))
                         .setSampling(plan.batchSize(), true, true)
                         .build();
@@ -108,7 +110,7 @@ public final class TrainWorker {
                         batch.close();
                     }
                     long aggregation = sync == null ? 0 : sync.aggregationNanos() - aggregationBefore;
-                    testAccuracy = test == null ? Double.NaN : accuracy(trainer, test);
+                    testAccuracy = test == null ? Double.NaN : accuracy(trainer, testPixels, test.labels());
                     reports.accept(new EpochReport(rank, epoch, steps, meter.images(), meter.meanLoss(), meter.accuracy(),
                             stepNanos / 1e9, aggregation / 1e9, testAccuracy).toLine());
                 }
@@ -120,21 +122,19 @@ public final class TrainWorker {
         }
     }
 
-    /** Accuracy of the model on {@code split}, in batches. */
-    static double accuracy(Trainer trainer, FashionMnist.Split split) {
+    /** Accuracy of the model on images {@code pixels} (scaled) with {@code labels}, in batches. */
+    static double accuracy(Trainer trainer, float[] pixels, float[] labels) {
         long correct = 0;
         try (NDManager manager = trainer.getManager().newSubManager()) {
-            for (int from = 0; from < split.size(); from += EVALUATION_BATCH) {
-                int k = Math.min(EVALUATION_BATCH, split.size() - from);
-                float[] pixels = java.util.Arrays.copyOfRange(split.pixels(), from * FashionMnist.PIXELS,
-                        (from + k) * FashionMnist.PIXELS);
-                float[] labels = java.util.Arrays.copyOfRange(split.labels(), from, from + k);
-                NDArray x = manager.create(pixels, new Shape(k, FashionMnist.PIXELS));
+            for (int from = 0; from < labels.length; from += EVALUATION_BATCH) {
+                int k = Math.min(EVALUATION_BATCH, labels.length - from);
+                NDArray x = manager.create(FloatBuffer.wrap(pixels, from * FashionMnist.PIXELS, k * FashionMnist.PIXELS),
+                        new Shape(k, FashionMnist.PIXELS));
                 NDArray predicted = trainer.evaluate(new NDList(x)).singletonOrThrow().argMax(1).toType(DataType.FLOAT32, false);
-                correct += predicted.eq(manager.create(labels)).countNonzero().getLong();
+                correct += predicted.eq(manager.create(FloatBuffer.wrap(labels, from, k), new Shape(k))).countNonzero().getLong();
             }
         }
-        return (double) correct / split.size();
+        return (double) correct / labels.length;
     }
 
     private int setting(SwitchMLConfig.Key key) {

@@ -73,8 +73,8 @@ class FashionMnistTest {
         dataset(20, ".gz");
         FashionMnist.Split s = FashionMnist.train(dir);
         assertThat(s.size()).isEqualTo(20);
-        assertThat(s.pixels()).hasSize(20 * FashionMnist.PIXELS);
-        assertThat(s.pixels()[FashionMnist.PIXELS + 1]).isEqualTo(2 / 255f);
+        assertThat(s.scaledPixels()).hasSize(20 * FashionMnist.PIXELS);
+        assertThat(s.scaledPixels()[FashionMnist.PIXELS + 1]).isEqualTo(2 / 255f);
         assertThat(s.labels()[13]).isEqualTo(3f);
     }
 
@@ -86,11 +86,12 @@ class FashionMnistTest {
         for (int rank = 0; rank < 4; rank++) {
             FashionMnist.Split shard = all.shard(rank, 4, 7);
             assertThat(shard.size()).isEqualTo(25); // 103 / 4, the remainder left out
-            assertThat(all.shard(rank, 4, 7).pixels()).isEqualTo(shard.pixels());
+            assertThat(all.shard(rank, 4, 7).scaledPixels()).isEqualTo(shard.scaledPixels());
+            float[] pixels = shard.scaledPixels();
             for (int i = 0; i < shard.size(); i++) {
                 // pixel 0 of image k is k / 255: identifies the image
-                assertThat(firstPixels.add(shard.pixels()[i * FashionMnist.PIXELS])).isTrue();
-                assertThat(shard.labels()[i]).isEqualTo(Math.round(shard.pixels()[i * FashionMnist.PIXELS] * 255) % 10);
+                assertThat(firstPixels.add(pixels[i * FashionMnist.PIXELS])).isTrue();
+                assertThat(shard.labels()[i]).isEqualTo(Math.round(pixels[i * FashionMnist.PIXELS] * 255) % 10);
             }
         }
         assertThatThrownBy(() -> all.shard(4, 4, 7)).isInstanceOf(IllegalArgumentException.class);

@@ -9,11 +9,7 @@ import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.FloatBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,13 +32,13 @@ class HungSwitchFailoverTest {
 
     @Test
     void aStoppedSwitchProcessIsLeftForTheStandbyWhichFinishesExactly() throws Exception {
-        Process active = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), SwitchMlCommand.class.getName(), "switch",
-                "--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1", "--controller-port", "0")
-                .redirectErrorStream(true).start();
+        SwitchProcess active = SwitchProcess.start("--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1",
+                "--controller-port", "0");
+        Matcher ready = READY.matcher(active.readyLine());
+        assertThat(ready.find()).as("ready line: %s", active.readyLine()).isTrue();
         try (AggregationService standby = AggregationService.start(
                 new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0)) {
-            String activeController = "127.0.0.1:" + readyPort(active);
+            String activeController = "127.0.0.1:" + ready.group(1);
             String controllers = activeController + ",127.0.0.1:" + standby.controllerPort();
             int length = 4 << 20; // 16 MiB of float32
             float[][] inputs = new float[WORKERS][length];
@@ -75,7 +71,7 @@ class HungSwitchFailoverTest {
                 for (int r = 0; r < WORKERS; r++) {
                     ops.add(contexts.get(r).allReduceAsync(FloatBuffer.wrap(inputs[r]), FloatBuffer.wrap(outputs[r]), ReduceOp.SUM));
                 }
-                signal(active, "STOP");
+                active.signal("STOP");
                 for (CompletableFuture<Void> op : ops) {
                     op.get(90, TimeUnit.SECONDS);
                 }
@@ -91,44 +87,9 @@ class HungSwitchFailoverTest {
                 }
             }
         } finally {
-            signal(active, "CONT");
-            active.destroyForcibly();
-            active.waitFor(10, TimeUnit.SECONDS);
+            active.signal("CONT");
+            active.process().destroyForcibly();
+            active.process().waitFor(10, TimeUnit.SECONDS);
         }
-    }
-
-    private static int readyPort(Process sw) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(sw.getInputStream(), StandardCharsets.UTF_8));
-        CompletableFuture<Integer> ready = CompletableFuture.supplyAsync(() -> {
-            try {
-                for (String line; (line = out.readLine()) != null; ) {
-                    Matcher m = READY.matcher(line);
-                    if (m.find()) {
-                        return Integer.parseInt(m.group(1));
-                    }
-                }
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            throw new AssertionError("the switch ended without printing its ready line");
-        });
-        int port = ready.get(60, TimeUnit.SECONDS);
-        // Keep reading, so the switch never blocks on a full pipe.
-        Thread drain = new Thread(() -> {
-            try {
-                while (out.readLine() != null) {
-                    // discard
-                }
-            } catch (java.io.IOException ignored) {
-                // the switch ended
-            }
-        }, "switch-output");
-        drain.setDaemon(true);
-        drain.start();
-        return port;
-    }
-
-    private static void signal(Process p, String signal) throws Exception {
-        new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
     }
 }

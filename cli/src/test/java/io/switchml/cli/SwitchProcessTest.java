@@ -4,14 +4,10 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,32 +28,19 @@ class SwitchProcessTest {
 
     @Test
     void workersJoinASwitchStartedAsAProcess() throws Exception {
-        Process sw = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), SwitchMlCommand.class.getName(), "switch",
-                "--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1", "--controller-port", "0", "--metrics-port", "0",
-                "--pool-slots", "4096", "--job-quota", "1024")
-                .redirectErrorStream(true).start();
+        SwitchProcess started = SwitchProcess.start("--bind", "127.0.0.1", "--port", "0", "--controller-bind", "127.0.0.1",
+                "--controller-port", "0", "--metrics-port", "0", "--pool-slots", "4096", "--job-quota", "1024");
+        Process sw = started.process();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(sw.getInputStream(), StandardCharsets.UTF_8));
-            int[] metricsPort = {-1};
-            CompletableFuture<Matcher> ready = CompletableFuture.supplyAsync(() -> {
-                try {
-                    for (String line; (line = out.readLine()) != null; ) {
-                        Matcher metrics = METRICS.matcher(line);
-                        if (metrics.find()) {
-                            metricsPort[0] = Integer.parseInt(metrics.group(1));
-                        }
-                        Matcher m = READY.matcher(line);
-                        if (m.find()) {
-                            return m;
-                        }
-                    }
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+            Matcher m = READY.matcher(started.readyLine());
+            assertThat(m.find()).as("ready line: %s", started.readyLine()).isTrue();
+            int metricsPort = -1;
+            for (String line : started.linesBeforeReady()) {
+                Matcher metrics = METRICS.matcher(line);
+                if (metrics.find()) {
+                    metricsPort = Integer.parseInt(metrics.group(1));
                 }
-                throw new AssertionError("the switch ended without printing its ready line");
-            });
-            Matcher m = ready.get(60, TimeUnit.SECONDS);
+            }
             String controller = "127.0.0.1:" + m.group(1);
             List<CompletableFuture<Integer>> workers = List.of(0, 1).stream()
                     .map(rank -> CompletableFuture.supplyAsync(() -> SwitchMlCommand.commandLine().execute("worker",
@@ -74,8 +57,8 @@ class SwitchProcessTest {
             JsonObject counters = JsonParser.parseString(stats.out()).getAsJsonObject().getAsJsonObject("counters");
             long received = counters.get("packets_received").getAsLong();
             assertThat(received).isPositive();
-            assertThat(metricsPort[0]).as("metrics line printed before the ready line").isPositive();
-            String metrics = scrape(metricsPort[0]);
+            assertThat(metricsPort).as("metrics line printed before the ready line").isPositive();
+            String metrics = scrape(metricsPort);
             assertThat(sample(metrics, "switchml_packets_received_total")).isEqualTo(received);
             assertThat(sample(metrics, "switchml_results_sent_total")).isEqualTo(counters.get("results_sent").getAsLong());
             assertThat(sample(metrics, "switchml_drops_total{reason=\"unknown_source\"}")).isZero();

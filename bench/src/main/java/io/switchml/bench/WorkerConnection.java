@@ -64,7 +64,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
         return new WorkerConnection(context, () -> {
             WorkerStatistics.Snapshot s = context.statistics().snapshot();
             return new Counters(s.retransmissions(), s.packetsSent());
-        }, config.elementsPerPacket());
+        }, context.config().elementsPerPacket());
     }
 
     /**

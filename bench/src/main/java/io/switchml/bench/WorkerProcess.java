@@ -58,6 +58,15 @@ public final class WorkerProcess {
     }
 
     /**
+     * Options from {@code SWITCHML_WORKER_JAVA_OPTS}, split at white space: for profiling the
+     * worker JVMs (JFR, perf maps) without changing the bench.
+     */
+    private static List<String> extraJvmOptions() {
+        String options = System.getenv("SWITCHML_WORKER_JAVA_OPTS");
+        return options == null || options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
+    }
+
+    /**
      * Starts {@code mainClass} with this JVM's class path in a new JVM.
      *
      * @param jvmOptions  options before the class name (heap size, system properties)
@@ -72,6 +81,7 @@ public final class WorkerProcess {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        command.addAll(extraJvmOptions());
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

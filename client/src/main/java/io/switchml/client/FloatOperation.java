@@ -2,6 +2,7 @@ package io.switchml.client;
 
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.PayloadCodec;
 
 import java.nio.FloatBuffer;
 import java.util.concurrent.Executor;
@@ -24,12 +25,13 @@ final class FloatOperation extends Operation<FloatBuffer> {
     }
 
     @Override
-    void encode(int from, int to, int eMax, AggregationPacket packet, int k) {
-        BlockQuantizer.quantize(in, inBase + from, inBase + to, BlockQuantizer.scale(eMax, workers), packet, k);
+    void encode(int from, int to, int eMax, AggregationPacket packet, int k, PayloadCodec codec) {
+        codec.quantize(in, inBase + from, inBase + to, BlockQuantizer.scale(eMax, workers), packet, k);
     }
 
     @Override
-    void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock) {
+    void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
+                PayloadCodec codec) {
         if (unrepresentableBlock) {
             for (int i = from; i < to; i++) {
                 out.put(outBase + i, Float.NaN);
@@ -37,7 +39,7 @@ final class FloatOperation extends Operation<FloatBuffer> {
             return;
         }
         double divisor = BlockQuantizer.scale(eMax, workers) * (op == ReduceOp.MEAN ? workers : 1);
-        BlockQuantizer.dequantize(result, to - from, divisor, out, outBase + from);
+        codec.dequantize(result, to - from, divisor, out, outBase + from);
     }
 
     @Override

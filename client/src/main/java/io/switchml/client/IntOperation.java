@@ -1,7 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.protocol.AggregationPacket;
-import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.PayloadCodec;
 
 import java.nio.IntBuffer;
 import java.util.concurrent.Executor;
@@ -24,21 +24,14 @@ final class IntOperation extends Operation<IntBuffer> {
     }
 
     @Override
-    void encode(int from, int to, int eMax, AggregationPacket packet, int k) {
-        int n = to - from;
-        for (int i = 0; i < n; i++) {
-            packet.element(i, in.get(inBase + from + i));
-        }
-        BlockQuantizer.zeroFill(packet, n, k);
+    void encode(int from, int to, int eMax, AggregationPacket packet, int k, PayloadCodec codec) {
+        codec.encode(in, inBase + from, inBase + to, packet, k);
     }
 
     @Override
-    void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock) {
-        boolean mean = op == ReduceOp.MEAN;
-        for (int i = from; i < to; i++) {
-            int sum = result.element(i - from);
-            out.put(outBase + i, mean ? sum / workers : sum);
-        }
+    void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
+                PayloadCodec codec) {
+        codec.decode(result, to - from, op == ReduceOp.MEAN ? workers : 1, out, outBase + from);
     }
 
     @Override

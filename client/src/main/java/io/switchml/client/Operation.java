@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PayloadCodec;
 
 import java.nio.Buffer;
 import java.util.concurrent.CompletableFuture;
@@ -54,10 +55,11 @@ abstract class Operation<B extends Buffer> {
     abstract int maxMagnitudeBits(int from, int to);
 
     /** Writes elements [from, to) into the packet's payload (zero-padded to k elements). */
-    abstract void encode(int from, int to, int eMax, AggregationPacket packet, int k);
+    abstract void encode(int from, int to, int eMax, AggregationPacket packet, int k, PayloadCodec codec);
 
     /** Writes the result for elements [from, to) into the output. */
-    abstract void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock);
+    abstract void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
+                         PayloadCodec codec);
 
     /** Index and value text of this worker's first unrepresentable element in [from, to), or null. */
     abstract String firstUnrepresentable(int from, int to);

@@ -37,10 +37,12 @@ public final class SwitchMLConfig {
         JOB("job", "default", "name of the job; every worker of the job uses the same"),
         RANK("rank", null, "this worker's rank, 0..workers-1 (required)"),
         WORKERS("workers", null, "number of workers in the job (required)"),
-        ELEMENTS_PER_PACKET("elementsPerPacket", "2048",
+        ELEMENTS_PER_PACKET("elementsPerPacket", "auto",
                 "int32 elements per packet: 32, 64, 128, 256, 512, 1024, 2048 or 15360; SwitchML hardware takes 64 and 256,"
-                        + " 2048 (8 KiB) fits a 9000-byte MTU, 15360 (60 KiB) only loopback"),
-        SLOTS_PER_THREAD("slotsPerThread", "64", "slots each worker thread keeps in flight (its window)"),
+                        + " 2048 (8 KiB) fits a 9000-byte MTU, 15360 (60 KiB) only loopback; auto = the largest that fits the"
+                        + " MTU of the path to the controller (15360 on loopback, 2048 at MTU 9000, 256 at MTU 1500)"),
+        SLOTS_PER_THREAD("slotsPerThread", "auto",
+                "slots each worker thread keeps in flight (its window); auto = about 512 KiB of payload, 8 to 64 slots"),
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
@@ -87,15 +89,25 @@ public final class SwitchMLConfig {
         }
     }
 
+    /**
+     * What {@link #elementsPerPacket()} and {@link #slotsPerThread()} return for {@code auto}: chosen
+     * from the path when the context connects ({@link SwitchMLContext#config()} has the values chosen).
+     */
+    public static final int AUTO = 0;
+
     private final Properties values;
 
     private SwitchMLConfig(Properties values) {
         this.values = values;
         // Parse everything once so that a bad value fails here, with its name, not mid-job.
-        PayloadSize.ofElements(elementsPerPacket());
+        if (elementsPerPacket() != AUTO) {
+            PayloadSize.ofElements(elementsPerPacket());
+        }
         requireRange(Key.WORKERS, workers(), 1, ProtocolConstants.MAX_WORKERS);
         requireRange(Key.RANK, rank(), 0, workers() - 1);
-        requireRange(Key.SLOTS_PER_THREAD, slotsPerThread(), 1, ProtocolConstants.MAX_SLOTS);
+        if (slotsPerThread() != AUTO) {
+            requireRange(Key.SLOTS_PER_THREAD, slotsPerThread(), 1, ProtocolConstants.MAX_SLOTS);
+        }
         requireRange(Key.THREADS, threads(), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
         if ((long) slotsPerThread() * threads() > ProtocolConstants.MAX_SLOTS) {
             throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
@@ -167,16 +179,23 @@ public final class SwitchMLConfig {
         return integer(Key.WORKERS);
     }
 
+    /** The elements per packet, or {@link #AUTO}. */
     public int elementsPerPacket() {
-        return integer(Key.ELEMENTS_PER_PACKET);
+        return autoOrInteger(Key.ELEMENTS_PER_PACKET);
     }
 
+    /** The packet size; only once chosen (not {@link #AUTO}). */
     public PayloadSize payloadSize() {
+        if (elementsPerPacket() == AUTO) {
+            throw new IllegalStateException(Key.ELEMENTS_PER_PACKET.property() + " is auto: the size is chosen when the"
+                    + " context connects; read it from SwitchMLContext.config()");
+        }
         return PayloadSize.ofElements(elementsPerPacket());
     }
 
+    /** The window per worker thread, or {@link #AUTO}. */
     public int slotsPerThread() {
-        return integer(Key.SLOTS_PER_THREAD);
+        return autoOrInteger(Key.SLOTS_PER_THREAD);
     }
 
     public int threads() {
@@ -252,6 +271,17 @@ public final class SwitchMLConfig {
             throw new IllegalArgumentException(key.property() + " is required: " + key.description);
         }
         return v.trim();
+    }
+
+    private int autoOrInteger(Key key) {
+        if (string(key).equalsIgnoreCase("auto")) {
+            return AUTO;
+        }
+        int v = integer(key);
+        if (v == AUTO) {
+            throw new IllegalArgumentException(key.property() + " = 0: give a positive number or auto (" + key.description + ")");
+        }
+        return v;
     }
 
     private int integer(Key key) {

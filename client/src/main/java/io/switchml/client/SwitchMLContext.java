@@ -67,7 +67,7 @@ public final class SwitchMLContext implements AllReduce {
     private volatile boolean closed;
 
     private SwitchMLContext(SwitchMLConfig config) {
-        this.config = config;
+        this.config = PathSizing.resolve(config);
         this.failoverEnabled = config.failoverEnabled();
         this.failoverThread = failoverEnabled ? Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "switchml-failover-rank" + config.rank());
@@ -141,6 +141,7 @@ public final class SwitchMLContext implements AllReduce {
         return session != null ? session.slotsPerThread() : config.slotsPerThread();
     }
 
+    /** The configuration in use: the one given, with the packet size and window chosen where they were auto. */
     public SwitchMLConfig config() {
         return config;
     }

@@ -14,12 +14,8 @@ import io.switchml.protocol.PayloadSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.time.Duration;
@@ -129,8 +125,8 @@ final class SwitchSession implements AllReduce {
      */
     static SwitchSession join(SwitchMLConfig config, ControllerAddress controllerAddress, WorkerStatistics statistics,
                               SwitchLossListener lossListener) {
-        InetAddress controllerIp = resolveIpv4(controllerAddress.host());
-        InetAddress localIp = config.localAddress().isEmpty() ? routeTo(controllerIp) : resolveIpv4(config.localAddress());
+        InetAddress controllerIp = Routes.resolveIpv4(controllerAddress.host());
+        InetAddress localIp = Routes.localAddress(config, controllerIp);
         ControlPlaneClient control = new ControlPlaneClient(controllerAddress);
         EventLoopGroup loops = NettyTransport.eventLoops(config.threads(), "switchml-worker-rank" + config.rank());
         List<Channel> channels = new ArrayList<>();
@@ -208,35 +204,11 @@ final class SwitchSession implements AllReduce {
         }
     }
 
-    /** The local IPv4 address the kernel would use to reach {@code target}. */
-    private static InetAddress routeTo(InetAddress target) {
-        try (DatagramSocket probe = new DatagramSocket()) {
-            probe.connect(target, 9); // connecting a UDP socket sends nothing; it only picks a route
-            InetAddress local = probe.getLocalAddress();
-            return local.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : local;
-        } catch (IOException e) {
-            throw new SwitchMLException("no route to " + target.getHostAddress() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static InetAddress resolveIpv4(String host) {
-        try {
-            for (InetAddress a : InetAddress.getAllByName(host)) {
-                if (a instanceof Inet4Address) {
-                    return a;
-                }
-            }
-        } catch (UnknownHostException e) {
-            throw new SwitchMLException("cannot resolve host '" + host + "': " + e.getMessage(), e);
-        }
-        throw new SwitchMLException("host '" + host + "' has no IPv4 address; the switch speaks UDP over IPv4");
-    }
-
     private static InetAddress switchAddress(String announced, InetAddress controllerIp) {
         if (announced.isEmpty()) {
             return controllerIp;
         }
-        InetAddress address = resolveIpv4(announced);
+        InetAddress address = Routes.resolveIpv4(announced);
         // A switch bound to the wildcard address is reached where the controller was.
         return address.isAnyLocalAddress() ? controllerIp : address;
     }

@@ -7,6 +7,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.PayloadCodec;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import io.switchml.protocol.SlotRounds;
@@ -74,6 +75,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private final ByteBuffer scratch;
     private final AggregationPacket tx = new AggregationPacket();
     private final AggregationPacket rx = new AggregationPacket();
+    private final PayloadCodec codec;
 
     private LaneTask current;
     private int activeSlots;
@@ -104,6 +106,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.window = window;
         this.size = size;
         this.k = size.elements();
+        this.codec = new PayloadCodec(k);
         this.jobNumber = jobNumber;
         this.operationTimeoutNanos = config.operationTimeout().toNanos();
         this.statistics = statistics;
@@ -244,12 +247,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int dataBlock = schedule.dataBlock(q);
         if (dataBlock >= 0) {
             if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
-                BlockQuantizer.zeroFill(tx, 0, k); // its value cannot be carried; everyone sends zeros
+                codec.zeroFill(tx, k); // its value cannot be carried; everyone sends zeros
             } else {
-                op.encode(blockStart(task, dataBlock), blockEnd(task, dataBlock), nextExponent[i], tx, k);
+                op.encode(blockStart(task, dataBlock), blockEnd(task, dataBlock), nextExponent[i], tx, k, codec);
             }
         } else {
-            BlockQuantizer.zeroFill(tx, 0, k);
+            codec.zeroFill(tx, k);
             op.descriptor.write(tx);
         }
         ByteBuf buf = channel.alloc().directBuffer(size.packetBytes());
@@ -340,7 +343,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
             boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
-            op.decode(rx, from, to, nextExponent[i], unrepresentable);
+            op.decode(rx, from, to, nextExponent[i], unrepresentable, codec);
             if (unrepresentable) {
                 op.noteUnrepresentable(from, to);
             }

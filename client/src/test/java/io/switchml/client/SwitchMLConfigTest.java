@@ -18,8 +18,8 @@ class SwitchMLConfigTest {
         SwitchMLConfig c = SwitchMLConfig.builder().rank(0).workers(1).build();
         assertThat(c.controller()).isEqualTo("localhost:50099");
         assertThat(c.job()).isEqualTo("default");
-        assertThat(c.elementsPerPacket()).isEqualTo(2048);
-        assertThat(c.slotsPerThread()).isEqualTo(64);
+        assertThat(c.elementsPerPacket()).isEqualTo(SwitchMLConfig.AUTO);
+        assertThat(c.slotsPerThread()).isEqualTo(SwitchMLConfig.AUTO);
         assertThat(c.threads()).isEqualTo(1);
         assertThat(c.retransmitMin()).isEqualTo(Duration.ofMillis(10));
         assertThat(c.operationTimeout()).isEqualTo(Duration.ofSeconds(60));

@@ -2,6 +2,7 @@ package io.switchml.jmh;
 
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.PayloadCodec;
 import io.switchml.protocol.PayloadSize;
 import java.nio.FloatBuffer;
 import java.util.concurrent.TimeUnit;
@@ -46,11 +47,13 @@ public class QuantizerBenchmark {
     FloatBuffer input;
     FloatBuffer output;
     final AggregationPacket packet = new AggregationPacket();
+    PayloadCodec codec;
     /** The dequantization divisor of the block in the packet (a SUM's). */
     double divisor;
 
     @Setup
     public void setUp() {
+        codec = new PayloadCodec(elements);
         input = Gradients.fill(buffer.floats(elements), 42);
         output = buffer.floats(elements);
         PayloadSize size = PayloadSize.ofElements(elements);
@@ -64,13 +67,13 @@ public class QuantizerBenchmark {
     @Benchmark
     public int quantize() {
         int eMax = BlockQuantizer.exponent(BlockQuantizer.maxMagnitudeBits(input, 0, elements));
-        BlockQuantizer.quantize(input, 0, elements, BlockQuantizer.scale(eMax, WORKERS), packet, elements);
+        codec.quantize(input, 0, elements, BlockQuantizer.scale(eMax, WORKERS), packet, elements);
         return eMax;
     }
 
     @Benchmark
     public FloatBuffer dequantize() {
-        BlockQuantizer.dequantize(packet, elements, divisor, output, 0);
+        codec.dequantize(packet, elements, divisor, output, 0);
         return output;
     }
 

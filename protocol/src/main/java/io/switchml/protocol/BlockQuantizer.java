@@ -45,12 +45,21 @@ public final class BlockQuantizer {
      * like their bit patterns, and NaN and infinity sort above every finite value.
      */
     public static int maxMagnitudeBits(FloatBuffer src, int from, int to) {
+        if (src.hasArray()) {
+            return maxMagnitudeBits(src.array(), src.arrayOffset() + from, src.arrayOffset() + to);
+        }
         int max = 0;
         for (int i = from; i < to; i++) {
-            int bits = Float.floatToRawIntBits(src.get(i)) & 0x7FFFFFFF;
-            if (bits > max) {
-                max = bits;
-            }
+            max = Math.max(max, Float.floatToRawIntBits(src.get(i)) & 0x7FFFFFFF);
+        }
+        return max;
+    }
+
+    /** {@link #maxMagnitudeBits(FloatBuffer, int, int)} over an array. */
+    public static int maxMagnitudeBits(float[] src, int from, int to) {
+        int max = 0;
+        for (int i = from; i < to; i++) {
+            max = Math.max(max, Float.floatToRawIntBits(src[i]) & 0x7FFFFFFF);
         }
         return max;
     }
@@ -91,40 +100,27 @@ public final class BlockQuantizer {
         return Math.scalb((double) maxTerm(workers), -eMax);
     }
 
-    /** round(x * f), half to even; |result| <= maxTerm(n) for every x with |x| < 2^eMax. */
-    public static int quantize(float x, double scale) {
-        return (int) Math.rint(x * scale);
-    }
-
-    /** The float nearest to {@code sum / divisor}; MEAN passes {@code scale * n}. */
-    public static float dequantize(int sum, double divisor) {
-        return (float) (sum / divisor);
-    }
+    /** 1.5 x 2^52: adding it to |d| < 2^51 rounds d to an integer (half to even) held in the low bits. */
+    private static final double ROUNDING_BIAS = 0x1.8p52;
 
     /**
-     * Writes the block {@code src[from, to)} quantized with {@code scale} into the packet's payload
-     * and zero-fills the payload up to {@code elements}.
+     * round(x * f), half to even; |result| <= maxTerm(n) for every x with |x| < 2^eMax. The
+     * rounding is done by adding {@link #ROUNDING_BIAS}, which the JIT keeps in vector registers
+     * where {@code Math.rint} and a saturating cast would not be; for |x * f| < 2^31 it equals
+     * {@code (int) Math.rint(x * f)}.
      */
-    public static void quantize(FloatBuffer src, int from, int to, double scale, AggregationPacket dst, int elements) {
-        int n = to - from;
-        for (int i = 0; i < n; i++) {
-            dst.element(i, quantize(src.get(from + i), scale));
-        }
-        zeroFill(dst, n, elements);
+    public static int quantize(float x, double scale) {
+        return (int) Double.doubleToRawLongBits(x * scale + ROUNDING_BIAS);
     }
 
-    /** Writes {@code count} dequantized payload elements to {@code dst[at, at + count)}. */
-    public static void dequantize(AggregationPacket src, int count, double divisor, FloatBuffer dst, int at) {
-        for (int i = 0; i < count; i++) {
-            dst.put(at + i, dequantize(src.element(i), divisor));
-        }
+    /** The float nearest to {@code sum / divisor}, as {@code sum * (1 / divisor)}; MEAN passes {@code scale * n}. */
+    public static float dequantize(int sum, double divisor) {
+        return dequantizeByReciprocal(sum, 1.0 / divisor);
     }
 
-    /** Zeroes payload elements {@code [from, to)}. */
-    public static void zeroFill(AggregationPacket dst, int from, int to) {
-        for (int i = from; i < to; i++) {
-            dst.element(i, 0);
-        }
+    /** {@link #dequantize(int, double)} with the divisor's reciprocal computed once per block. */
+    public static float dequantizeByReciprocal(int sum, double reciprocal) {
+        return (float) (sum * reciprocal);
     }
 
     private static void checkWorkers(int workers) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.SplittableRandom;
 
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -600,7 +601,8 @@ class BlockQuantizerTest {
 
         int e = BlockQuantizer.exponent(BlockQuantizer.maxMagnitudeBits(src, from, from + count));
         double scale = BlockQuantizer.scale(e, n);
-        BlockQuantizer.quantize(src, from, from + count, scale, p, elements);
+        PayloadCodec codec = new PayloadCodec(elements);
+        codec.quantize(src, from, from + count, scale, p, elements);
 
         for (int i = 0; i < count; i++) {
             assertThat(p.element(i)).isEqualTo(BlockQuantizer.quantize(block[i], scale));
@@ -620,7 +622,7 @@ class BlockQuantizerTest {
         }
         dst.position(0);
         int at = 7;
-        BlockQuantizer.dequantize(p, count, scale, dst, at);
+        codec.dequantize(p, count, scale, dst, at);
         for (int i = 0; i < dst.capacity(); i++) {
             if (i >= at && i < at + count) {
                 float x = block[i - at];
@@ -644,7 +646,7 @@ class BlockQuantizerTest {
         for (int i = 0; i < 64; i++) {
             p.element(i, -1);
         }
-        BlockQuantizer.quantize(floats(1f, 2f), 1, 1, 1.0, p, 64);
+        new PayloadCodec(64).quantize(floats(1f, 2f), 1, 1, 1.0, p, 64);
         for (int i = 0; i < 64; i++) {
             assertThat(p.element(i)).isZero();
         }
@@ -657,9 +659,25 @@ class BlockQuantizerTest {
         for (int i = 0; i < 32; i++) {
             p.element(i, i + 1);
         }
-        BlockQuantizer.zeroFill(p, 4, 30);
+        new PayloadCodec(32).zeroFill(p, 30);
         for (int i = 0; i < 32; i++) {
-            assertThat(p.element(i)).isEqualTo(i >= 4 && i < 30 ? 0 : i + 1);
+            assertThat(p.element(i)).isEqualTo(i < 30 ? 0 : i + 1);
         }
+    }
+
+    /** The biased rounding equals Math.rint wherever a term can fall (|x * f| <= 2^31 - 1). */
+    @Property(tries = 2000)
+    void biasedRoundingEqualsRint(@ForAll float x, @ForAll @IntRange(min = 1, max = 256) int n) {
+        Assume.that(BlockQuantizer.representable(Float.floatToRawIntBits(x) & 0x7FFFFFFF));
+        int e = BlockQuantizer.exponent(Float.floatToRawIntBits(x) & 0x7FFFFFFF);
+        double scale = BlockQuantizer.scale(e, n);
+        assertThat(BlockQuantizer.quantize(x, scale)).isEqualTo((int) Math.rint(x * scale));
+    }
+
+    @Test
+    void roundsHalfToEven() {
+        assertThat(BlockQuantizer.quantize(0.5f, 1.0)).isZero();
+        assertThat(BlockQuantizer.quantize(1.5f, 1.0)).isEqualTo(2);
+        assertThat(BlockQuantizer.quantize(-2.5f, 1.0)).isEqualTo(-2);
     }
 }

@@ -107,8 +107,9 @@ final class SwitchmlSessions {
         PayloadSize size = PayloadSize.ofCode(request.getPacketSizeValue());
         InetAddress address = ipv4(request.getIpv4());
         Session session = sessions.get(id);
-        if (session != null && rank == 0 && (session.ranks.containsKey(0) || session.installed())) {
-            // SwitchML's rank 0 clears the session's workers before registering: a restarted run.
+        if (session != null && rank == 0) {
+            // Rank 0 started this session already (only rank 0 starts one): SwitchML's rank 0 clears
+            // the session's workers before registering, so this is a restarted run.
             remove(session);
             restarted++;
             LOG.info("SwitchML {} starts again (rank 0 registered again): its earlier registrations are cleared",

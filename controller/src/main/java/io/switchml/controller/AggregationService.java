@@ -34,13 +34,15 @@ public final class AggregationService implements AutoCloseable {
 
     private final AggregationSwitch dataplane;
     private final JobRegistry registry;
+    private final SwitchmlSessions sessions;
     private final Server server;
     private final ScheduledExecutorService timer;
 
-    private AggregationService(AggregationSwitch dataplane, JobRegistry registry, Server server,
-                               ScheduledExecutorService timer) {
+    private AggregationService(AggregationSwitch dataplane, JobRegistry registry, SwitchmlSessions sessions,
+                               Server server, ScheduledExecutorService timer) {
         this.dataplane = dataplane;
         this.registry = registry;
+        this.sessions = sessions;
         this.server = server;
         this.timer = timer;
     }
@@ -60,17 +62,18 @@ public final class AggregationService implements AutoCloseable {
             String bind = dataplane.bindAddress().getHostAddress();
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
             JobRegistry registry = new JobRegistry(dataplane, timer);
+            SwitchmlSessions sessions = new SwitchmlSessions(dataplane);
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort))
                     .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
                     .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveWithoutCalls(true)
                     .addService(new ControllerService(registry, dataplane, announced))
-                    .addServices(SwitchmlServices.create(dataplane, timer, SwitchmlServices.WAIT_MS))
+                    .addServices(SwitchmlServices.create(dataplane, sessions, timer, SwitchmlServices.WAIT_MS))
                     .build()
                     .start();
             LOG.debug("controller listening on {}", server.getListenSockets());
-            return new AggregationService(dataplane, registry, server, timer);
+            return new AggregationService(dataplane, registry, sessions, server, timer);
         } catch (IOException | RuntimeException e) {
             dataplane.close();
             timer.shutdownNow();
@@ -95,6 +98,11 @@ public final class AggregationService implements AutoCloseable {
     /** The controller's jobs; for the metrics endpoint. */
     JobRegistry registry() {
         return registry;
+    }
+
+    /** SwitchML's sessions on this switch; for the metrics endpoint and tests. */
+    SwitchmlSessions sessions() {
+        return sessions;
     }
 
     /** The TCP port the controller listens on. */

@@ -19,7 +19,8 @@ import java.util.List;
  * <p>Metrics: {@code switchml_<counter>_total} for each switch counter (see
  * {@link AggregationSwitch#counters()}) except the refusals, which are {@code switchml_drops_total}
  * with a {@code reason} label; {@code switchml_jobs_installed}, {@code switchml_jobs_forming},
- * {@code switchml_job_workers{job, job_number}} (expected workers of each installed job) and
+ * {@code switchml_job_workers{job, job_number}} (expected workers of each installed job),
+ * {@code switchml_sessions_replaced_total{reason}} (SwitchML sessions a newer run removed) and
  * {@code switchml_drop_probability{direction}} (the drop simulator).
  */
 public final class SwitchMetrics implements AutoCloseable {
@@ -40,7 +41,7 @@ public final class SwitchMetrics implements AutoCloseable {
      */
     public static SwitchMetrics start(AggregationService service, String bind, int port) {
         PrometheusRegistry registry = new PrometheusRegistry();
-        register(registry, service.dataplane(), service.registry());
+        register(registry, service.dataplane(), service.registry(), service.sessions());
         try {
             return new SwitchMetrics(HTTPServer.builder().hostname(bind).port(port).registry(registry).buildAndStart());
         } catch (IOException e) {
@@ -48,7 +49,8 @@ public final class SwitchMetrics implements AutoCloseable {
         }
     }
 
-    private static void register(PrometheusRegistry registry, AggregationSwitch dataplane, JobRegistry jobs) {
+    private static void register(PrometheusRegistry registry, AggregationSwitch dataplane, JobRegistry jobs,
+                                 SwitchmlSessions sessions) {
         // The counter names are fixed when the switch starts; each callback reads the current values.
         for (String name : dataplane.counters().keySet()) {
             if (!name.startsWith(DROP_PREFIX)) {
@@ -83,6 +85,15 @@ public final class SwitchMetrics implements AutoCloseable {
                     for (JobStatus job : installed) {
                         cb.call(job.getParameters().getNumWorkers(), job.getJobName(), Integer.toString(job.getJobNumber()));
                     }
+                })
+                .register(registry);
+        CounterWithCallback.builder().name(PREFIX + "sessions_replaced")
+                .help("SwitchML sessions removed from the switch by a newer run: one that took a worker address of"
+                        + " theirs (reason address_taken), or their own rank 0 registering again (reason restarted).")
+                .labelNames("reason")
+                .callback(cb -> {
+                    cb.call(sessions.replacedSessions(), "address_taken");
+                    cb.call(sessions.restartedSessions(), "restarted");
                 })
                 .register(registry);
         GaugeWithCallback.builder().name(PREFIX + "drop_probability")

@@ -13,15 +13,16 @@ import java.util.concurrent.ScheduledExecutorService;
  * listens on TCP 50099, as {@code switchml switch} does by default.
  */
 final class SwitchmlServices {
-    /** How long a SwitchML worker may wait in a session setup, barrier or broadcast (SwitchML's calls carry no timeout). */
+    /** How long a SwitchML worker may wait in a barrier or broadcast (SwitchML's calls carry no timeout). */
     static final long WAIT_MS = 600_000;
 
     private SwitchmlServices() {
     }
 
-    /** Both services; {@code waitMs} bounds every wait. */
-    static List<ServerServiceDefinition> create(AggregationSwitch dataplane, ScheduledExecutorService timer, long waitMs) {
-        SwitchmlSessionService session = new SwitchmlSessionService(new SwitchmlSessions(dataplane, timer, waitMs), dataplane);
+    /** Both services, over these sessions; {@code waitMs} bounds every wait. */
+    static List<ServerServiceDefinition> create(AggregationSwitch dataplane, SwitchmlSessions sessions,
+                                                ScheduledExecutorService timer, long waitMs) {
+        SwitchmlSessionService session = new SwitchmlSessionService(sessions, dataplane);
         return List.of(ServerInterceptors.intercept(session, new CallLocalAddress()),
                 new SwitchmlSyncService(new SwitchmlSync(timer, waitMs)).bindService());
     }

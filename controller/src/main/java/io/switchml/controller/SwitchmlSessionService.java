@@ -2,6 +2,8 @@ package io.switchml.controller;
 
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.switchml.controller.compat.proto.RdmaSessionRequest;
+import io.switchml.controller.compat.proto.RdmaSessionResponse;
 import io.switchml.controller.compat.proto.SessionGrpc;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.controller.compat.proto.UdpSessionResponse;
@@ -12,8 +14,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
- * The gRPC face of SwitchML's session setup: turns UdpSession calls into {@link SwitchmlSessions}
- * calls and answers with where the switch is. Its MAC is reported as 0: a software switch behind the
+ * The gRPC face of SwitchML's session setup: registers each UdpSession call with
+ * {@link SwitchmlSessions} and answers at once with where the switch is, as SwitchML's controller
+ * does (its rank 0 registers alone, so a call that waited for the other ranks would never return). Its MAC is reported as 0: a software switch behind the
  * host's network stack has none of its own, and SwitchML's UDP workers address it by IP.
  */
 final class SwitchmlSessionService extends SessionGrpc.SessionImplBase {
@@ -37,10 +40,22 @@ final class SwitchmlSessionService extends SessionGrpc.SessionImplBase {
                     + " start the switch with --bind <its IPv4 address>").asRuntimeException());
             return;
         }
-        int ipv4 = ipv4Bits(switchAddress);
-        ControllerService.onCancel(observer, sessions.join(request, ControllerService.reply(observer,
-                jobNumber -> UdpSessionResponse.newBuilder().setSessionId(request.getSessionId())
-                        .setMac(SWITCH_MAC).setIpv4(ipv4).build())));
+        try {
+            sessions.register(request);
+        } catch (ControlException e) {
+            observer.onError(e.status().asRuntimeException());
+            return;
+        }
+        observer.onNext(UdpSessionResponse.newBuilder().setSessionId(request.getSessionId()).setMac(SWITCH_MAC)
+                .setIpv4(ipv4Bits(switchAddress)).build());
+        observer.onCompleted();
+    }
+
+    @Override
+    public void rdmaSession(RdmaSessionRequest request, StreamObserver<RdmaSessionResponse> observer) {
+        observer.onError(Status.UNIMPLEMENTED.withDescription("RdmaSession: this switch serves only SwitchML's UDP"
+                + " flavour; run SwitchML's workers with the DPDK backend, whose workers set up their session with"
+                + " UdpSession").asRuntimeException());
     }
 
     /** The dataplane's bound address; when that is the wildcard, the address this call reached. */

@@ -5,6 +5,7 @@ import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
+import io.switchml.dataplane.SlotPool;
 import io.switchml.dataplane.WorkerEndpoint;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
@@ -17,92 +18,186 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.OptionalInt;
+import java.util.TreeMap;
 
 /**
- * SwitchML's UDP sessions (service Session of switchml.proto): the ranks of a session id meet, then
- * the session is installed on the switch as a job with SwitchML's semantics: workers matched by
- * source address alone (any UDP port, see {@link WorkerEndpoint#anyPort}), their tsi and job number
- * fields opaque, and every slot of the 14-bit pool index available, since SwitchML's workers choose
- * their pool indices without telling the controller.
+ * SwitchML's UDP sessions (service Session of switchml.proto). SwitchML's workers never wait in
+ * UdpSession: rank 0 registers alone, starting the session, and then waits in a Barrier, which the
+ * other ranks enter before they register. So every registration is answered at once, and the
+ * session is installed on the switch by the registration that completes it, before SwitchML's
+ * final Barrier lets any rank send.
  *
- * <p>Those 2^14 slots come out of the switch's aggregator pool like any job's (the switch checks
- * every installation against the pool and the per-job quota), but admission control cannot shrink
- * a session's window, since its workers never learn one: a session that does not fit is refused
- * with RESOURCE_EXHAUSTED.
+ * <p>An installed session is a job with SwitchML's semantics: workers matched by source address
+ * alone (any UDP port, see {@link WorkerEndpoint#matchedByAddress}), their tsi and job number fields
+ * opaque, and every slot of the 14-bit pool index available, since SwitchML's workers choose their
+ * pool indices without telling the controller. Those 2^14 slots come out of the switch's aggregator
+ * pool like any job's, but a session's window cannot shrink (its workers never learn one): a session
+ * that does not fit is refused with RESOURCE_EXHAUSTED.
  *
- * <p>SwitchML workers never leave: an installed session stays on the switch until a new run of the
- * same session id starts (its first UdpSession removes the old one, as SwitchML's controller clears
- * a session's workers when rank 0 registers) or the service stops. Every method is synchronized;
- * waits park the reply until the rendezvous completes or its timer fires.
+ * <p>SwitchML's workers never leave, and every run takes a new session id. So sessions end by being
+ * replaced: a registration into a session removes any <em>earlier</em> session (forming or
+ * installed) that holds the same worker address, as SwitchML's controller clears its UDP workers
+ * when rank 0 registers; rank 0 registering again in its own session (a restarted run) starts that
+ * session afresh. Only SwitchML sessions are ever removed here: an address held by another kind of
+ * job is refused. Every method is synchronized; nothing here blocks.
  */
 final class SwitchmlSessions {
     private static final Logger LOG = LoggerFactory.getLogger(SwitchmlSessions.class);
 
     private final AggregationSwitch dataplane;
-    private final ScheduledExecutorService timer;
-    private final long timeoutMs;
-    private final Map<Long, Forming> forming = new HashMap<>();
-    /** Installed sessions: session id to job number. */
-    private final Map<Long, Integer> installed = new HashMap<>();
+    /** Sessions by id, forming or installed. */
+    private final Map<Long, Session> sessions = new HashMap<>();
+    /** Orders sessions by when their first rank registered: newer ones replace older ones. */
+    private long nextOrder;
+    private long replaced;
+    private long restarted;
 
-    /** A session whose ranks are still arriving, with the parameters its first rank brought. */
-    private record Forming(long sessionId, int workers, PayloadSize size, Rendezvous<InetAddress> ranks) {
+    /** A session: the parameters its first rank brought, the ranks registered so far, and its job once installed. */
+    private static final class Session {
+        final long id;
+        final long order;
+        final int workers;
+        final PayloadSize size;
+        final TreeMap<Integer, InetAddress> ranks = new TreeMap<>();
+        /** The job number on the switch; -1 while ranks are still registering. */
+        int jobNumber = -1;
+
+        Session(long id, long order, int workers, PayloadSize size) {
+            this.id = id;
+            this.order = order;
+            this.workers = workers;
+            this.size = size;
+        }
+
+        boolean installed() {
+            return jobNumber >= 0;
+        }
+
+        String name() {
+            return "session " + Long.toUnsignedString(id);
+        }
+
+        String describe() {
+            return name() + (installed() ? " (job number " + jobNumber + ")" : " (ranks " + ranks.keySet()
+                    + " of " + workers + " registered)");
+        }
     }
 
-    SwitchmlSessions(AggregationSwitch dataplane, ScheduledExecutorService timer, long timeoutMs) {
+    SwitchmlSessions(AggregationSwitch dataplane) {
         this.dataplane = dataplane;
-        this.timer = timer;
-        this.timeoutMs = timeoutMs;
     }
 
     /**
-     * Parks the rank until all ranks of its session have arrived, then installs the session and
-     * answers every rank with its job number. Returns what to run if the caller goes away meanwhile.
+     * Registers the rank in its session and returns; the registration that completes the session
+     * installs it on the switch.
+     *
+     * @throws ControlException INVALID_ARGUMENT for a malformed request or one that disagrees with
+     *                          its session, FAILED_PRECONDITION when a rank other than 0 registers
+     *                          in a session rank 0 has not started, ALREADY_EXISTS when the rank or
+     *                          its address is taken, RESOURCE_EXHAUSTED when the session does not fit
      */
-    synchronized Runnable join(UdpSessionRequest request, JobRegistry.Reply<Integer> reply) {
+    synchronized void register(UdpSessionRequest request) {
         String problem = problem(request);
         if (problem != null) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "invalid UdpSession request: " + problem));
-            return () -> { };
+            throw new ControlException(Status.INVALID_ARGUMENT, "invalid UdpSession request: " + problem);
         }
         long id = request.getSessionId();
         int rank = request.getRank();
         PayloadSize size = PayloadSize.ofCode(request.getPacketSizeValue());
-        removeInstalled(id);
-        Forming session = forming.computeIfAbsent(id, s -> new Forming(s, request.getNumWorkers(), size,
-                new Rendezvous<>(request.getNumWorkers())));
-        if (session.workers() != request.getNumWorkers() || session.size() != size) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins session "
-                    + Long.toUnsignedString(id) + " with num_workers " + request.getNumWorkers() + " and packet_size "
-                    + request.getPacketSize() + ", but the ranks already waiting use num_workers " + session.workers()
-                    + " and " + session.size().bytes() + "-byte packets; every worker of a session must be configured alike"));
-            return () -> { };
-        }
         InetAddress address = ipv4(request.getIpv4());
-        String duplicate = duplicate(session, rank, address);
-        if (duplicate != null) {
-            reply.error(new ControlException(Status.ALREADY_EXISTS, duplicate));
-            return () -> { };
+        Session session = sessions.get(id);
+        if (session != null && rank == 0) {
+            // Rank 0 started this session already (only rank 0 starts one): SwitchML's rank 0 clears
+            // the session's workers before registering, so this is a restarted run.
+            remove(session);
+            restarted++;
+            LOG.info("SwitchML {} starts again (rank 0 registered again): its earlier registrations are cleared",
+                    session.describe());
+            session = null;
         }
-        Rendezvous.Waiter<InetAddress> waiter = new Rendezvous.Waiter<>() {
-            @Override
-            public void released(Map<Integer, InetAddress> values) {
-                reply.ok(installed.get(id));
+        boolean created = session == null;
+        if (created && rank != 0) {
+            // Only rank 0 starts a session, so that a late rank of a replaced run cannot bring it back.
+            throw new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " registers in session "
+                    + Long.toUnsignedString(id) + ", which no rank 0 has started, or a newer session has replaced;"
+                    + " SwitchML's rank 0 calls UdpSession first and the other ranks after the Barrier that follows it");
+        }
+        if (created) {
+            session = new Session(id, nextOrder, request.getNumWorkers(), size);
+        } else if (session.workers != request.getNumWorkers() || session.size != size) {
+            throw new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " registers in " + session.name()
+                    + " with num_workers " + request.getNumWorkers() + " and packet_size " + request.getPacketSize()
+                    + ", but the ranks already registered use num_workers " + session.workers + " and "
+                    + session.size.bytes() + "-byte packets; every worker of a session must be configured alike");
+        }
+        InetAddress previous = session.ranks.get(rank);
+        if (previous != null) {
+            if (previous.equals(address)) {
+                return; // the same registration again: nothing changes
             }
-
-            @Override
-            public void failed(ControlException error) {
-                reply.error(error);
+            throw new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " has already registered in "
+                    + session.name() + " with IPv4 " + previous.getHostAddress() + ", not " + address.getHostAddress()
+                    + "; each rank registers once (is a rank given to two workers?)");
+        }
+        for (Map.Entry<Integer, InetAddress> other : session.ranks.entrySet()) {
+            if (other.getValue().equals(address)) {
+                throw new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of " + session.name() + " gives IPv4 "
+                        + address.getHostAddress() + ", already given by rank " + other.getKey()
+                        + "; the switch tells SwitchML workers apart by address, so each needs its own");
             }
-        };
-        boolean complete = session.ranks().arrive(rank, address, waiter,
-                timer.schedule(() -> expire(session, rank), timeoutMs, TimeUnit.MILLISECONDS));
-        if (complete) {
+        }
+        String foreign = foreignHolder(address);
+        if (foreign != null) {
+            throw new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of " + session.name() + " gives IPv4 "
+                    + address.getHostAddress() + ", which " + foreign + " already matches by address alone; SwitchML"
+                    + " sessions replace only earlier SwitchML sessions, so this one is refused (give the worker"
+                    + " another address, or end that job first)");
+        }
+        Session holder = holderOf(address, session);
+        if (holder != null && holder.order > session.order) {
+            throw new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of " + session.name() + " gives IPv4 "
+                    + address.getHostAddress() + ", which the newer " + holder.describe() + " holds; a new run replaces"
+                    + " the sessions before it, never the reverse (is this rank from an old run?)");
+        }
+        if (created) {
+            String full = capacityProblem(session, holder);
+            if (full != null) {
+                throw new ControlException(Status.RESOURCE_EXHAUSTED, full);
+            }
+        }
+        if (holder != null) {
+            remove(holder);
+            replaced++;
+            LOG.info("SwitchML {} replaced: rank {} of the newer {} registered its worker address {};"
+                    + " packets of the old run still in flight are dropped as from an unknown source",
+                    holder.describe(), rank, session.name(), address.getHostAddress());
+        }
+        if (created) {
+            nextOrder++;
+            sessions.put(id, session);
+        }
+        session.ranks.put(rank, address);
+        LOG.debug("SwitchML {}: rank {} registered with IPv4 {}", session.name(), rank, address.getHostAddress());
+        if (session.ranks.size() == session.workers) {
             install(session);
         }
-        return () -> withdraw(session, rank, waiter);
+    }
+
+    /** How many sessions were removed because a newer one took a worker address of theirs. */
+    synchronized long replacedSessions() {
+        return replaced;
+    }
+
+    /** How many sessions were started afresh by their rank 0 registering again. */
+    synchronized long restartedSessions() {
+        return restarted;
+    }
+
+    /** The job number of an installed session, for inspection. */
+    synchronized OptionalInt jobNumber(long sessionId) {
+        Session session = sessions.get(sessionId);
+        return session != null && session.installed() ? OptionalInt.of(session.jobNumber) : OptionalInt.empty();
     }
 
     private static String problem(UdpSessionRequest request) {
@@ -123,58 +218,107 @@ final class SwitchmlSessions {
         return null;
     }
 
-    private static String duplicate(Forming session, int rank, InetAddress address) {
-        String name = "session " + Long.toUnsignedString(session.sessionId());
-        if (session.ranks().contains(rank)) {
-            return "rank " + rank + " has already joined " + name + "; each rank joins once (is a rank given to two workers?)";
-        }
-        for (Map.Entry<Integer, InetAddress> other : session.ranks().values().entrySet()) {
-            if (other.getValue().equals(address)) {
-                return "rank " + rank + " of " + name + " gives IPv4 " + address.getHostAddress() + ", already given by rank "
-                        + other.getKey() + "; the switch tells SwitchML workers apart by address, so each needs its own";
+    /** The other session that holds this worker address, or null. */
+    private Session holderOf(InetAddress address, Session except) {
+        for (Session other : sessions.values()) {
+            if (other != except && other.ranks.containsValue(address)) {
+                return other;
             }
         }
         return null;
     }
 
-    /** A new run of an installed session starts: the old run's job leaves the switch. */
-    private void removeInstalled(long id) {
-        Integer number = installed.remove(id);
-        if (number != null) {
-            dataplane.removeJob(number);
-            LOG.info("SwitchML session {} starts again: its previous run (job number {}) is removed from the switch",
-                    Long.toUnsignedString(id), number);
+    /**
+     * A job on the switch that is no SwitchML session of ours and matches this address whatever the
+     * port (so the switch could not tell its packets from the session's), described; else null.
+     * Jobs whose workers have exact ports share an address with a session without harm: their
+     * entries win for their own ports.
+     */
+    private String foreignHolder(InetAddress address) {
+        for (int n = 0; n < ProtocolConstants.MAX_JOBS; n++) {
+            JobSpec job = dataplane.job(n).orElse(null);
+            if (job == null || ownsJob(n)) {
+                continue;
+            }
+            for (WorkerEndpoint endpoint : job.endpoints()) {
+                if (endpoint.anyPort() && endpoint.address().equals(address)) {
+                    return "job '" + job.name() + "' (job number " + n + ")";
+                }
+            }
+        }
+        return null;
+    }
+
+    private boolean ownsJob(int number) {
+        return sessions.values().stream().anyMatch(s -> s.jobNumber == number);
+    }
+
+    /**
+     * Why a new session could not be installed now, counting the slots of the session it replaces;
+     * null when it fits. Checked at its first registration so that the first rank, not only the
+     * last, hears of it.
+     */
+    private String capacityProblem(Session session, Session replacing) {
+        boolean freesNumber = replacing != null && replacing.installed();
+        if (!freesNumber && freeJobNumber(session.id) < 0) {
+            return tooManyJobs(session);
+        }
+        SlotPool pool = dataplane.slotPool();
+        int freed = freesNumber ? ProtocolConstants.MAX_SLOTS : 0;
+        if (Math.min(pool.jobQuotaSlots(), pool.freeSlots() + freed) < ProtocolConstants.MAX_SLOTS) {
+            return "the switch cannot take " + session.name() + ": " + pool.describe() + tooSmall();
+        }
+        return null;
+    }
+
+    private static String tooManyJobs(Session session) {
+        return "the switch already runs " + ProtocolConstants.MAX_JOBS + " jobs; " + session.name() + " cannot be installed";
+    }
+
+    private static String tooSmall() {
+        return " (a SwitchML session needs all " + ProtocolConstants.MAX_SLOTS
+                + " slots of the pool index; its window cannot be made smaller)";
+    }
+
+    /** Forgets the session and takes its job, if installed, off the switch. */
+    private void remove(Session session) {
+        sessions.remove(session.id, session);
+        if (session.installed()) {
+            dataplane.removeJob(session.jobNumber);
         }
     }
 
-    private void install(Forming session) {
-        long id = session.sessionId();
-        forming.remove(id);
-        int number = freeJobNumber(id);
+    /**
+     * Installs the complete session; when the switch refuses it, the session is forgotten and the
+     * rank that completed it is told (the others have been answered already).
+     */
+    private void install(Session session) {
+        int number = freeJobNumber(session.id);
         if (number < 0) {
-            session.ranks().fail(new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already runs "
-                    + ProtocolConstants.MAX_JOBS + " jobs; session " + Long.toUnsignedString(id) + " cannot be installed"));
-            return;
+            throw refuse(session, new ControlException(Status.RESOURCE_EXHAUSTED, tooManyJobs(session)));
         }
         List<WorkerEndpoint> endpoints = new ArrayList<>();
-        session.ranks().values().values().forEach(address -> endpoints.add(WorkerEndpoint.matchedByAddress(address)));
+        session.ranks.values().forEach(address -> endpoints.add(WorkerEndpoint.matchedByAddress(address)));
         try {
-            dataplane.installJob(new JobSpec(number, "switchml-session-" + Long.toUnsignedString(id), session.size(),
+            dataplane.installJob(new JobSpec(number, "switchml-session-" + Long.toUnsignedString(session.id), session.size,
                     ProtocolConstants.MAX_SLOTS, 1, endpoints, false));
         } catch (InsufficientSlotsException e) {
-            session.ranks().fail(new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused session "
-                    + Long.toUnsignedString(id) + ": " + e.getMessage() + " (a SwitchML session needs all "
-                    + ProtocolConstants.MAX_SLOTS + " slots of the pool index; its window cannot be made smaller)"));
-            return;
+            throw refuse(session, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused " + session.name() + ": "
+                    + e.getMessage() + tooSmall()));
         } catch (IllegalStateException e) {
-            session.ranks().fail(new ControlException(Status.ALREADY_EXISTS, "the switch refused session "
-                    + Long.toUnsignedString(id) + ": " + e.getMessage() + " (a worker address is in another running session)"));
-            return;
+            throw refuse(session, new ControlException(Status.ALREADY_EXISTS, "the switch refused " + session.name() + ": "
+                    + e.getMessage()));
         }
-        installed.put(id, number);
-        LOG.info("SwitchML session {} installed as job number {}: workers {}, {} B packets", Long.toUnsignedString(id),
-                number, endpoints, session.size().bytes());
-        session.ranks().release();
+        session.jobNumber = number;
+        LOG.info("SwitchML {} installed as job number {}: workers {}, {} B packets", session.name(), number,
+                session.ranks.values().stream().map(InetAddress::getHostAddress).toList(), session.size.bytes());
+    }
+
+    /** Forgets a session the switch refused; returns the error for the rank that completed it. */
+    private ControlException refuse(Session session, ControlException error) {
+        sessions.remove(session.id, session);
+        LOG.warn("{}; the session's other ranks were answered when they registered and will wait in vain", error.getMessage());
+        return error;
     }
 
     /**
@@ -192,28 +336,6 @@ final class SwitchmlSessions {
             }
         }
         return -1;
-    }
-
-    private synchronized void expire(Forming session, int rank) {
-        session.ranks().expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "session "
-                + Long.toUnsignedString(session.sessionId()) + ": rank " + rank + " waited " + timeoutMs
-                + " ms for the other ranks, but ranks " + missing + " did not call UdpSession; start all "
-                + session.workers() + " workers with the same session id"));
-        forgetIfEmpty(session);
-    }
-
-    private synchronized void withdraw(Forming session, int rank, Rendezvous.Waiter<InetAddress> waiter) {
-        if (session.ranks().withdraw(rank, waiter)) {
-            LOG.info("rank {} of SwitchML session {} went away while waiting for the other ranks", rank,
-                    Long.toUnsignedString(session.sessionId()));
-            forgetIfEmpty(session);
-        }
-    }
-
-    private void forgetIfEmpty(Forming session) {
-        if (session.ranks().empty()) {
-            forming.remove(session.sessionId(), session);
-        }
     }
 
     /** The uint32 a.b.c.d of switchml.proto as an address. */

@@ -36,6 +36,8 @@ class SwitchMetricsTest extends ControllerTestSupport {
             assertThat(value(text, "switchml_jobs_forming")).isZero();
             assertThat(value(text, "switchml_job_workers{job=\"scraped\",job_number=\"0\"}")).isEqualTo(2);
             assertThat(value(text, "switchml_drop_probability{direction=\"ingress\"}")).isZero();
+            assertThat(value(text, "switchml_sessions_replaced_total{reason=\"address_taken\"}")).isZero();
+            assertThat(value(text, "switchml_sessions_replaced_total{reason=\"restarted\"}")).isZero();
             // Every switch counter is there, under its name or as a drop reason.
             service.dataplane().counters().keySet().forEach(name -> assertThat(text).contains(name.startsWith("drops_")
                     ? "reason=\"" + name.substring("drops_".length()) + "\"" : "switchml_" + name + "_total "));

@@ -12,6 +12,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.switchml.controller.compat.proto.BarrierRequest;
 import io.switchml.controller.compat.proto.BroadcastRequest;
 import io.switchml.controller.compat.proto.PacketSize;
+import io.switchml.controller.compat.proto.RdmaSessionRequest;
 import io.switchml.controller.compat.proto.SessionGrpc;
 import io.switchml.controller.compat.proto.SyncGrpc;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
@@ -36,8 +37,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * SwitchML's session and sync calls that cannot succeed end with a clear status, never hang. The
- * services run with a short wait, on a switch listening on every address.
+ * SwitchML's session calls are answered at once, and those that cannot succeed with a clear
+ * status; sync calls that cannot complete end, never hang. The services run with a short wait, on
+ * a switch listening on every address.
  */
 class SwitchmlSessionErrorsTest {
     private static final long WAIT_MS = 300;
@@ -53,7 +55,7 @@ class SwitchmlSessionErrorsTest {
         dataplane = AggregationSwitch.start(new SwitchConfig().bindAddress("0.0.0.0").basePort(0));
         timer = Executors.newSingleThreadScheduledExecutor();
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addServices(SwitchmlServices.create(dataplane, timer, WAIT_MS)).build().start();
+                .addServices(SwitchmlServices.create(dataplane, new SwitchmlSessions(dataplane), timer, WAIT_MS)).build().start();
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
     }
 
@@ -93,32 +95,95 @@ class SwitchmlSessionErrorsTest {
     }
 
     @Test
-    void aRankAloneRunsOutOfTime() {
-        assertFails(() -> udpSession(request(1, 0, 2)), Status.Code.DEADLINE_EXCEEDED,
-                "ranks [1] did not call UdpSession");
+    void everyRankIsAnsweredAtOnceAndTheLastOneInstallsTheSession() {
+        UdpSessionResponse first = udpSession(request(1, 0, 2));
+
+        assertThat(first.getIpv4()).isEqualTo(LOOPBACK_BITS);
+        assertThat(dataplane.job(1)).as("rank 1 has not registered").isEmpty();
+
+        udpSession(request(1, 1, 2));
+        assertThat(dataplane.job(1)).hasValueSatisfying(job -> assertThat(job.endpoints()).hasSize(2));
     }
 
     @Test
-    void ranksOfOneSessionMustAgreeOnWorkersAndPacketSize() throws Exception {
-        CompletableFuture<UdpSessionResponse> first = CompletableFuture.supplyAsync(() -> udpSession(request(1, 0, 2)));
-        Thread.sleep(50);
+    void ranksOfOneSessionMustAgreeOnWorkersAndPacketSize() {
+        udpSession(request(1, 0, 2));
 
         assertFails(() -> udpSession(request(1, 1, 3)), Status.Code.INVALID_ARGUMENT, "num_workers 3");
         assertFails(() -> udpSession(requestBuilder(1, 1, 2).setPacketSize(PacketSize.MTU_1024).build()),
                 Status.Code.INVALID_ARGUMENT, "configured alike");
-        assertFails(() -> joinOf(first), Status.Code.DEADLINE_EXCEEDED, "did not call");
+        assertThat(dataplane.job(1)).isEmpty();
     }
 
     @Test
-    void aRankOrAnAddressGivenTwiceAlreadyExists() throws Exception {
-        CompletableFuture<UdpSessionResponse> first = CompletableFuture.supplyAsync(() -> udpSession(request(1, 0, 3)));
-        Thread.sleep(50);
+    void aRankOrAnAddressGivenTwiceAlreadyExists() {
+        udpSession(request(1, 0, 3));
+        udpSession(request(1, 1, 3));
 
-        assertFails(() -> udpSession(requestBuilder(1, 0, 3).setIpv4(LOOPBACK_BITS + 5).build()), Status.Code.ALREADY_EXISTS,
-                "rank 0 has already joined session 1");
+        assertFails(() -> udpSession(requestBuilder(1, 1, 3).setIpv4(LOOPBACK_BITS + 5).build()), Status.Code.ALREADY_EXISTS,
+                "rank 1 has already registered in session 1");
         assertFails(() -> udpSession(requestBuilder(1, 2, 3).setIpv4(LOOPBACK_BITS).build()), Status.Code.ALREADY_EXISTS,
                 "already given by rank 0");
-        assertFails(() -> joinOf(first), Status.Code.DEADLINE_EXCEEDED, "did not call");
+        udpSession(request(1, 1, 3)); // the same registration again changes nothing
+        assertThat(dataplane.job(1)).isEmpty();
+    }
+
+    @Test
+    void rankZeroRegisteringAgainRestartsItsSession() {
+        udpSession(request(1, 0, 3));
+        udpSession(request(1, 1, 3));
+
+        udpSession(requestBuilder(1, 0, 3).setIpv4(LOOPBACK_BITS + 7).build());
+        udpSession(request(1, 2, 3));
+        assertThat(dataplane.job(1)).as("rank 1's registration was cleared with the restart").isEmpty();
+
+        udpSession(request(1, 1, 3));
+        assertThat(dataplane.job(1)).hasValueSatisfying(job -> assertThat(job.endpoints())
+                .extracting(endpoint -> endpoint.address().getHostAddress())
+                .containsExactly("127.0.0.8", "127.0.0.2", "127.0.0.3"));
+    }
+
+    @Test
+    void aNewSessionReplacesAnEarlierOneThatHoldsOneOfItsAddresses() {
+        udpSession(request(1, 0, 2));
+        udpSession(request(1, 1, 2));
+        assertThat(dataplane.job(1)).isPresent();
+
+        udpSession(requestBuilder(2, 0, 2).setIpv4(LOOPBACK_BITS + 1).build()); // session 1's rank 1 address
+        assertThat(dataplane.job(1)).as("session 1 replaced").isEmpty();
+        assertFails(() -> udpSession(requestBuilder(1, 1, 2).setIpv4(LOOPBACK_BITS + 1).build()),
+                Status.Code.FAILED_PRECONDITION, "which no rank 0 has started, or a newer session has replaced");
+        udpSession(requestBuilder(2, 1, 2).setIpv4(LOOPBACK_BITS + 9).build());
+        assertThat(dataplane.job(2)).isPresent();
+    }
+
+    @Test
+    void aLateRankOfAnOlderSessionCannotTakeAnAddressFromANewerOne() {
+        udpSession(request(1, 0, 2));
+        udpSession(requestBuilder(2, 0, 2).setIpv4(LOOPBACK_BITS + 1).build());
+
+        assertFails(() -> udpSession(request(1, 1, 2)), Status.Code.ALREADY_EXISTS, "which the newer session 2");
+        udpSession(requestBuilder(2, 1, 2).setIpv4(LOOPBACK_BITS + 2).build());
+        assertThat(dataplane.job(2)).isPresent();
+        assertThat(dataplane.job(1)).isEmpty();
+    }
+
+    @Test
+    void anAddressMatchedByAJobThatIsNoSessionIsRefusedAndTheJobStays() {
+        dataplane.installJob(new JobSpec(40, "other", PayloadSize.B256, 8, 1,
+                List.of(WorkerEndpoint.matchedByAddress(SwitchmlSessions.ipv4(LOOPBACK_BITS))), false));
+
+        assertFails(() -> udpSession(request(7, 0, 1)), Status.Code.ALREADY_EXISTS,
+                "job 'other' (job number 40) already matches by address alone");
+        assertThat(dataplane.job(40)).isPresent();
+        assertThat(dataplane.job(7)).isEmpty();
+    }
+
+    @Test
+    void rdmaSessionsAreNotServedAndTheErrorNamesTheUdpFlavour() {
+        assertFails(() -> SessionGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .rdmaSession(RdmaSessionRequest.newBuilder().setSessionId(1).setNumWorkers(1).build()),
+                Status.Code.UNIMPLEMENTED, "UDP flavour");
     }
 
     @Test

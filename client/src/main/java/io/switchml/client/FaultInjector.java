@@ -27,7 +27,8 @@ import java.util.random.RandomGenerator;
  *
  * <p>Buffers: a dropped datagram is released here; a duplicate is a retained duplicate (shared
  * content, own indices), so each copy is released once by whoever consumes it (the socket for a
- * write, the lane's {@code SimpleChannelInboundHandler} for a read). A delayed datagram is owned by
+ * write, the lane's {@code SimpleChannelInboundHandler} for a read). An outgoing datagram that is
+ * held back or duplicated is first copied, since the lane resends and rewrites its own buffers. A delayed datagram is owned by
  * this handler until it is passed on; those still held when the channel closes are released then.
  *
  * <p>Decisions come from the injector's own generator, seeded from (seed, rank, worker thread), and
@@ -102,10 +103,15 @@ final class FaultInjector extends ChannelDuplexHandler {
             promise.trySuccess(); // as far as the sender can tell, it went out
             return;
         }
+        long delay = delayNanos();
+        long copyDelay = copies == 2 ? delayNanos() : 0;
+        if (delay > 0 || copies == 2) {
+            msg = ownCopy(ctx, msg); // the lane rewrites its send buffers once answered: keep what was sent
+        }
         Object copy = copies == 2 ? retainedDuplicate(msg) : null;
-        write(ctx, msg, promise, delayNanos());
+        write(ctx, msg, promise, delay);
         if (copy != null) {
-            write(ctx, copy, ctx.voidPromise(), delayNanos());
+            write(ctx, copy, ctx.voidPromise(), copyDelay);
         }
     }
 
@@ -196,6 +202,16 @@ final class FaultInjector extends ChannelDuplexHandler {
 
     private static boolean isDatagram(Object msg) {
         return msg instanceof ByteBuf || msg instanceof ByteBufHolder;
+    }
+
+    /** A datagram with its own bytes, for one that the sender may rewrite while it is held here. */
+    private static Object ownCopy(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf b)) {
+            return msg;
+        }
+        ByteBuf copy = ctx.alloc().directBuffer(b.readableBytes()).writeBytes(b, b.readerIndex(), b.readableBytes());
+        b.release();
+        return copy;
     }
 
     private static Object retainedDuplicate(Object msg) {

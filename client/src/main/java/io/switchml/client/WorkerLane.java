@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -72,8 +73,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private final RetransmissionTimeout rto;
     private final ArrayDeque<LaneTask> queue = new ArrayDeque<>();
-    private final ByteBuffer scratch;
-    private final AggregationPacket tx = new AggregationPacket();
+    /**
+     * Per window slot: the packet it sends, encoded once and resent as it is. A result for the slot
+     * proves the packet arrived, and only then is the buffer rewritten; a copy of the old packet still
+     * queued in the channel would go out with the new bytes, which is just an early duplicate.
+     */
+    private final ByteBuf[] txBuffers;
+    private final AggregationPacket[] txPackets;
     private final AggregationPacket rx = new AggregationPacket();
     private final PayloadCodec codec;
 
@@ -124,8 +130,15 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.nextFlag = new byte[window];
         this.rto = new RetransmissionTimeout(config.retransmitMin().toNanos(), config.retransmitInitial().toNanos(),
                 config.retransmitMax().toNanos());
-        this.scratch = ByteBuffer.allocateDirect(size.packetBytes()).order(ByteOrder.BIG_ENDIAN);
-        tx.wrap(scratch, 0);
+        this.txBuffers = new ByteBuf[window];
+        this.txPackets = new AggregationPacket[window];
+        int packetBytes = size.packetBytes();
+        ByteBuffer txMemory = ByteBuffer.allocateDirect(window * packetBytes);
+        for (int i = 0; i < window; i++) {
+            ByteBuffer slot = txMemory.slice(i * packetBytes, packetBytes).order(ByteOrder.BIG_ENDIAN);
+            txPackets[i] = new AggregationPacket().wrap(slot, 0);
+            txBuffers[i] = Unpooled.wrappedBuffer(slot);
+        }
         Arrays.fill(pending, -1);
         this.timer = channel.eventLoop().scheduleAtFixedRate(this::checkTimers, TICK_NANOS, TICK_NANOS,
                 TimeUnit.NANOSECONDS);
@@ -224,13 +237,26 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
     }
 
-    /** Builds packet q of the current task from the source data and sends it on window slot i. */
+    /** Builds packet q of the current task on window slot i (fresh) or sends the slot's packet again. */
     private void send(int i, int q, boolean fresh) {
-        LaneTask task = current;
         if (fresh) {
             pendingRound[i] = rounds.take(i);
             attempts[i] = 0;
+            encode(i, q);
         }
+        ByteBuf packet = txBuffers[i];
+        packet.setIndex(0, size.packetBytes());
+        channel.write(packet.retain(), channel.voidPromise());
+        sentAt[i] = System.nanoTime();
+        if (fresh) {
+            firstSentAt[i] = sentAt[i];
+        }
+        statistics.packetsSent.increment();
+    }
+
+    private void encode(int i, int q) {
+        LaneTask task = current;
+        AggregationPacket tx = txPackets[i];
         SlotSchedule schedule = task.schedule;
         Operation<?> op = task.operation;
         int e0 = 0;
@@ -255,15 +281,6 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             codec.zeroFill(tx, k);
             op.descriptor.write(tx);
         }
-        ByteBuf buf = channel.alloc().directBuffer(size.packetBytes());
-        scratch.clear();
-        buf.writeBytes(scratch);
-        channel.write(buf, channel.voidPromise());
-        sentAt[i] = System.nanoTime();
-        if (fresh) {
-            firstSentAt[i] = sentAt[i];
-        }
-        statistics.packetsSent.increment();
     }
 
     @Override

@@ -115,6 +115,7 @@ class AdmissionTest {
     private static SwitchMLContext join(AggregationService service, String job, UnaryOperator<SwitchMLConfig.Builder> configure) {
         return SwitchMLContext.connect(configure.apply(SwitchMLConfig.builder()
                 .controller("127.0.0.1:" + service.controllerPort()).job(job).rank(0).workers(1)
-                .joinTimeout(Duration.ofSeconds(10))).build());
+                .joinTimeout(Duration.ofSeconds(10))
+                .elementsPerPacket(TestDefaults.ELEMENTS_PER_PACKET).slotsPerThread(TestDefaults.SLOTS_PER_THREAD)).build());
     }
 }

@@ -36,7 +36,8 @@ final class FailoverCluster implements AutoCloseable {
             for (int r = 0; r < workers; r++) {
                 SwitchMLConfig config = configure.apply(SwitchMLConfig.builder()
                         .controllers(String.join(",", controllers)).job(job).rank(r).workers(workers)
-                        .joinTimeout(Duration.ofSeconds(30)).operationTimeout(Duration.ofSeconds(60))).build();
+                        .joinTimeout(Duration.ofSeconds(30)).operationTimeout(Duration.ofSeconds(60))
+                        .elementsPerPacket(TestDefaults.ELEMENTS_PER_PACKET).slotsPerThread(TestDefaults.SLOTS_PER_THREAD)).build();
                 joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config)));
             }
             for (CompletableFuture<SwitchMLContext> f : joining) {

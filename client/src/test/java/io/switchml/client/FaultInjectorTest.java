@@ -140,7 +140,7 @@ class FaultInjectorTest {
     }
 
     @Test
-    void dropsReleaseAndDuplicatesShareTheContent() {
+    void dropsReleaseAndDuplicatesCarryTheSameContent() {
         WorkerStatistics stats = new WorkerStatistics();
         EmbeddedChannel dropping = new EmbeddedChannel(new FaultInjector(new FaultInjection(1, 0, 1, 0, 1), 0, 0, stats));
         ByteBuf out = packet(1);
@@ -165,7 +165,7 @@ class FaultInjectorTest {
         assertThat(out1).isEqualTo(packet(3)).isEqualTo(out2);
         assertThat(in1.content()).isEqualTo(packet(4)).isEqualTo(in2.content());
         assertThat(in2.sender()).isEqualTo(SWITCH);
-        assertThat(out.refCnt()).isEqualTo(2);
+        assertThat(out.refCnt()).as("an outgoing duplicate is a copy: the lane rewrites its buffers").isZero();
         out1.release();
         out2.release();
         in1.release();

@@ -39,7 +39,8 @@ final class LocalCluster implements AutoCloseable {
             for (int r = 0; r < workers; r++) {
                 SwitchMLConfig config = configure.apply(SwitchMLConfig.builder()
                         .controller("127.0.0.1:" + service.controllerPort()).job(job).rank(r).workers(workers)
-                        .joinTimeout(java.time.Duration.ofSeconds(30))).build();
+                        .joinTimeout(java.time.Duration.ofSeconds(30))
+                        .elementsPerPacket(TestDefaults.ELEMENTS_PER_PACKET).slotsPerThread(TestDefaults.SLOTS_PER_THREAD)).build();
                 joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config), pool));
             }
             for (CompletableFuture<SwitchMLContext> f : joining) {

@@ -109,7 +109,8 @@ class RingFallbackTest {
         List<CompletableFuture<SwitchMLContext>> joining = new ArrayList<>();
         for (int r = 0; r < workers; r++) {
             SwitchMLConfig config = SwitchMLConfig.builder().controller("127.0.0.1:" + service.controllerPort())
-                    .fallback("ring").job(job).rank(r).workers(workers).joinTimeout(Duration.ofSeconds(30)).build();
+                    .fallback("ring").job(job).rank(r).workers(workers).joinTimeout(Duration.ofSeconds(30))
+                    .elementsPerPacket(2048).slotsPerThread(64).build(); // fixed: the tests count packets of this size
             joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config)));
         }
         List<SwitchMLContext> contexts = new ArrayList<>();

@@ -11,24 +11,21 @@ import io.switchml.protocol.AggregationPacket;
 final class Processor {
     /** values[set][slot][element]. */
     private final int[][][] values;
-    /** The contribution being folded in, copied out of the packet in one byte-swapping pass. */
-    private final int[] contribution;
 
     Processor(int slots, int elements) {
         this.values = new int[2][slots][elements];
-        this.contribution = new int[elements];
     }
 
     /** Folds the packet's payload into (set, slot). */
     void apply(int set, int slot, boolean first, AggregationPacket packet) {
         int[] sums = values[set][slot];
         if (first) {
-            packet.readElements(sums, sums.length);
-        } else {
-            int[] terms = contribution;
-            packet.readElements(terms, sums.length);
             for (int i = 0; i < sums.length; i++) {
-                sums[i] += terms[i];
+                sums[i] = packet.element(i);
+            }
+        } else {
+            for (int i = 0; i < sums.length; i++) {
+                sums[i] += packet.element(i);
             }
         }
     }
@@ -36,6 +33,8 @@ final class Processor {
     /** Writes the sums of (set, slot) into the packet's payload. */
     void writeResult(int set, int slot, AggregationPacket packet) {
         int[] sums = values[set][slot];
-        packet.writeElements(sums, sums.length);
+        for (int i = 0; i < sums.length; i++) {
+            packet.element(i, sums[i]);
+        }
     }
 }

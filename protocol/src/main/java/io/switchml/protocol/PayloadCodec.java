@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * Whole payloads between tensors and packets, for the hot path: one pass over plain arrays that the
- * JIT compiles to tight (on newer JDKs vectorised) loops, and one bulk, byte-swapping copy between
+ * JIT compiles to tight (on newer JDKs vectorised) loops, and one byte-swapping pass between
  * those arrays and the packet's big-endian payload ({@link AggregationPacket#readElements},
  * {@link AggregationPacket#writeElements}). Element for element the results are those of
  * {@link BlockQuantizer#quantize(float, double)} and {@link BlockQuantizer#dequantize(int, double)},

@@ -12,6 +12,8 @@ import io.switchml.protocol.AggregationPacket;
  * wrong sum.
  */
 final class OperationDescriptor {
+    /** Payload elements the description takes: packets that carry nothing else are this long. */
+    static final int ELEMENTS = 4;
     /** Hashes of 11 bits: n h^2 stays below 2^30 for n up to 256, so the int sums are exact. */
     private static final int HASH_BITS = 11;
 

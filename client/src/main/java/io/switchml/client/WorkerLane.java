@@ -80,6 +80,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
      */
     private final ByteBuf[] txBuffers;
     private final AggregationPacket[] txPackets;
+    /** Per window slot: bytes of its packet, short for a short last block or a packet of exponents only. */
+    private final int[] txBytes;
     private final AggregationPacket rx = new AggregationPacket();
     private final PayloadCodec codec;
 
@@ -132,6 +134,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
                 config.retransmitMax().toNanos());
         this.txBuffers = new ByteBuf[window];
         this.txPackets = new AggregationPacket[window];
+        this.txBytes = new int[window];
         int packetBytes = size.packetBytes();
         ByteBuffer txMemory = ByteBuffer.allocateDirect(window * packetBytes);
         for (int i = 0; i < window; i++) {
@@ -245,7 +248,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             encode(i, q);
         }
         ByteBuf packet = txBuffers[i];
-        packet.setIndex(0, size.packetBytes());
+        packet.setIndex(0, txBytes[i]);
         channel.write(packet.retain(), channel.voidPromise());
         sentAt[i] = System.nanoTime();
         if (fresh) {
@@ -271,23 +274,28 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
         tx.header(size, jobNumber, pendingRound[i], slotBase + i, SlotRounds.setOf(pendingRound[i]), e0, e1);
         int dataBlock = schedule.dataBlock(q);
+        int elements;
         if (dataBlock >= 0) {
+            int from = blockStart(task, dataBlock);
+            int to = blockEnd(task, dataBlock);
+            elements = to - from;
             if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
-                codec.zeroFill(tx, k); // its value cannot be carried; everyone sends zeros
+                codec.zeroFill(tx, elements); // its value cannot be carried; everyone sends zeros
             } else {
-                op.encode(blockStart(task, dataBlock), blockEnd(task, dataBlock), nextExponent[i], tx, k, codec);
+                op.encode(from, to, nextExponent[i], tx, elements, codec);
             }
         } else {
-            codec.zeroFill(tx, k);
+            elements = OperationDescriptor.ELEMENTS;
             op.descriptor.write(tx);
         }
+        txBytes[i] = AggregationPacket.bytesFor(elements);
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket msg) {
         statistics.packetsReceived.increment();
         ByteBuf content = msg.content();
-        if (content.readableBytes() != size.packetBytes()) {
+        if (AggregationPacket.elementsIn(content.readableBytes(), k) < 0) {
             statistics.malformedResults.increment();
             return;
         }
@@ -309,6 +317,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         if (task == null || q < 0 || rx.tsi() != pendingRound[i] || rx.set() != SlotRounds.setOf(pendingRound[i])) {
             statistics.duplicateResults.increment();
             rto.spuriousRetransmission();
+            return;
+        }
+        if (content.readableBytes() != txBytes[i]) {
+            statistics.malformedResults.increment(); // the result of a packet of this round has its length
             return;
         }
         long now = System.nanoTime();

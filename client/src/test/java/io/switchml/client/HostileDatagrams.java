@@ -114,8 +114,8 @@ final class HostileDatagrams {
     /**
      * The counter that {@code PacketValidator} must increment for this datagram when its source is
      * in no worker table, worked out from the wire format (DESIGN.md section 2) and the validator's
-     * order of checks: length, msg_type, unused bits, length against the size code, then the
-     * source. Every datagram that gets past the format checks must stop at the source check.
+     * order of checks: length, msg_type, unused bits, length against the size code (longer, or
+     * shorter without being whole elements), then the source. Every datagram that gets past the format checks must stop at the source check.
      */
     static String expectedDrop(ByteBuffer datagram) {
         int length = datagram.remaining();
@@ -130,12 +130,12 @@ final class HostileDatagrams {
         if ((first & 0x08) != 0 || (poolIndex & 0x4000) != 0) {
             return "drops_unused_bits";
         }
-        int expectedLength = PayloadSize.ofCode(first & 0x07).packetBytes();
-        if (length < expectedLength) {
-            return "drops_truncated";
-        }
-        if (length > expectedLength) {
+        PayloadSize size = PayloadSize.ofCode(first & 0x07);
+        if (length > size.packetBytes()) {
             return "drops_too_long";
+        }
+        if (AggregationPacket.elementsIn(length, size.elements()) < 0) {
+            return "drops_truncated"; // shorter, and not a short packet of whole elements
         }
         return "drops_unknown_source";
     }

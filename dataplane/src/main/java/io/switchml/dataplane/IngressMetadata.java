@@ -10,6 +10,8 @@ final class IngressMetadata {
     /** The packet, wrapped by the validator. */
     final AggregationPacket packet = new AggregationPacket();
     InstalledJob job;
+    /** Payload elements in the datagram: the size code's k, or fewer for a short packet. */
+    int elements;
     int rank;
     int slot;
     int set;

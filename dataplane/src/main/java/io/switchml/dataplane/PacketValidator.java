@@ -38,12 +38,14 @@ final class PacketValidator {
         if (!packet.unusedBitClear() || !packet.poolIndexReservedBitClear()) {
             return DropReason.UNUSED_BITS;
         }
-        int expectedLength = PayloadSize.ofCode(packet.sizeCode()).packetBytes();
-        if (length < expectedLength) {
-            return DropReason.TRUNCATED;
-        }
-        if (length > expectedLength) {
+        PayloadSize size = PayloadSize.ofCode(packet.sizeCode());
+        if (length > size.packetBytes()) {
             return DropReason.TOO_LONG;
+        }
+        // Shorter than the size code's k is a short packet if it holds whole elements, else cut off.
+        int elements = AggregationPacket.elementsIn(length, size.elements());
+        if (elements < 0) {
+            return DropReason.TRUNCATED;
         }
 
         long worker = tables.workers().lookup(sourceIpv4, sourcePort);
@@ -73,6 +75,7 @@ final class PacketValidator {
         }
 
         metadata.job = job;
+        metadata.elements = elements;
         metadata.rank = WorkerTable.rank(worker);
         metadata.slot = slot;
         metadata.set = packet.set();

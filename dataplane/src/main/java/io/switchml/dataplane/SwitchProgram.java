@@ -66,17 +66,17 @@ final class SwitchProgram {
         if (!retransmission) {
             boolean first = job.workersCounter().count(set, slot);
             job.exponents().apply(set, slot, first, aggregation);
-            job.processor().apply(set, slot, first, aggregation);
+            job.processor().apply(set, slot, first, aggregation, metadata.elements);
             counters.increment(SwitchCounter.CONTRIBUTIONS);
         }
         NextStep next = NextStepSelector.select(retransmission, job.workersCounter().complete(set, slot));
         switch (next) {
             case MULTICAST -> {
-                writeResult(job, set, slot, aggregation);
+                writeResult(job, set, slot, aggregation, metadata.elements);
                 sender.multicast(job, metadata.thread, sourcePort, packet);
             }
             case UNICAST -> {
-                writeResult(job, set, slot, aggregation);
+                writeResult(job, set, slot, aggregation, metadata.elements);
                 sender.unicast(job, metadata.rank, metadata.thread, sourcePort, packet);
             }
             // Past validation, only a retransmission into an incomplete round is dropped.
@@ -102,9 +102,12 @@ final class SwitchProgram {
         return counters;
     }
 
-    /** The header stays the request's (msg_type, size, job, tsi, pool_index); exponents and payload become the result. */
-    private static void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet) {
+    /**
+     * The header stays the request's (msg_type, size, job, tsi, pool_index); exponents and payload
+     * become the result, as long as the request (all contributions of a round have the same length).
+     */
+    private static void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet, int elements) {
         job.exponents().writeResult(set, slot, packet);
-        job.processor().writeResult(set, slot, packet);
+        job.processor().writeResult(set, slot, packet, elements);
     }
 }

@@ -15,7 +15,12 @@ import java.nio.ByteOrder;
  * bytes 10..  payload: k x int32, big-endian
  * </pre>
  *
- * All accessors are absolute (relative to the offset given to {@link #wrap}); they neither move the
+ * A packet carries up to the k elements of its size code; this project's workers send fewer for a
+ * tensor's short last block and for packets that carry only exponents (the datagram is then
+ * {@link #bytesFor(int)} long, and the switch answers with as many elements). SwitchML's own
+ * workers always send k.
+ *
+ * <p>All accessors are absolute (relative to the offset given to {@link #wrap}); they neither move the
  * buffer's position nor allocate, so one instance can be reused for every packet.
  */
 public final class AggregationPacket {
@@ -158,6 +163,23 @@ public final class AggregationPacket {
         for (int i = 0; i < count; i++) {
             b.putInt(at + i * Integer.BYTES, src[from + i]);
         }
+    }
+
+    /** Bytes of a datagram carrying {@code elements} payload elements. */
+    public static int bytesFor(int elements) {
+        return ProtocolConstants.PAYLOAD_OFFSET + elements * Integer.BYTES;
+    }
+
+    /**
+     * Payload elements in a datagram of {@code bytes} whose size code allows {@code maxElements}:
+     * at least one whole element and at most {@code maxElements}; -1 for any other length.
+     */
+    public static int elementsIn(int bytes, int maxElements) {
+        int payload = bytes - ProtocolConstants.PAYLOAD_OFFSET;
+        if (payload < Integer.BYTES || payload % Integer.BYTES != 0 || payload / Integer.BYTES > maxElements) {
+            return -1;
+        }
+        return payload / Integer.BYTES;
     }
 
     /** Byte index in {@link #buffer()} of payload element {@code i}. */

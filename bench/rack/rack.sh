@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The emulated rack (DESIGN.md section 7): one network namespace per worker and one for the switch,
+# The emulated rack (docs/ARCHITECTURE.md section 7): one network namespace per worker and one for the switch,
 # joined by veth pairs to a Linux bridge in the switch namespace (a flat L2 segment, as behind a
 # store-and-forward switch). Every link is shaped in both directions with tc tbf; optionally a
 # fraction of UDP packets is dropped on every receiving side with nftables (this kernel has no
@@ -77,7 +77,7 @@ trap 'exit 143' TERM
 "$root/switchml" --version >/dev/null
 
 # tbf needs a burst of at least max(rate x 1 ms, 128 KiB): smaller bursts split GSO sends into
-# single frames with a timer each and the whole rack becomes CPU-bound (DESIGN.md section 7).
+# single frames with a timer each and the whole rack becomes CPU-bound (docs/ARCHITECTURE.md section 7).
 rate_bps="$(python3 -c "
 import re,sys
 m=re.fullmatch(r'([0-9.]+)([kmg]?)(bit|bps)?', sys.argv[1].lower())

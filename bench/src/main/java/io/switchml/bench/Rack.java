@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The emulated rack of DESIGN.md section 7, built from Java with {@code ip}, {@code tc} and {@code nft} (the same
+ * The emulated rack of docs/ARCHITECTURE.md section 7, built from Java with {@code ip}, {@code tc} and {@code nft} (the same
  * topology as {@code bench/rack/rack.sh}): one network namespace per worker and one for the switch, joined by veth
  * pairs to a Linux bridge in the switch namespace (a flat L2 segment, so worker-to-worker traffic crosses the
  * sender's uplink and the receiver's downlink). Both ends of every veth are shaped with tbf at the line rate, with a
@@ -31,7 +31,7 @@ public final class Rack implements AutoCloseable {
     static final String SUBNET = "10.77.0";
     /** The switch's address inside the rack. */
     public static final String SWITCH_ADDRESS = SUBNET + ".254";
-    /** Queue latency of a worker's NIC and of a switch port (DESIGN.md section 7). */
+    /** Queue latency of a worker's NIC and of a switch port (docs/ARCHITECTURE.md section 7). */
     static final String WORKER_LATENCY = "20ms";
     static final String SWITCH_LATENCY = "5ms";
     /** The smallest tbf burst that keeps GSO sends whole. */

@@ -113,7 +113,7 @@ final class HostileDatagrams {
 
     /**
      * The counter that {@code PacketValidator} must increment for this datagram when its source is
-     * in no worker table, worked out from the wire format (DESIGN.md section 2) and the validator's
+     * in no worker table, worked out from the wire format (docs/ARCHITECTURE.md section 2) and the validator's
      * order of checks: length, msg_type, unused bits, length against the size code (longer, or
      * shorter without being whole elements), then the source. Every datagram that gets past the format checks must stop at the source check.
      */

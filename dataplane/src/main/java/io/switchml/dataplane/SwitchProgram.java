@@ -4,7 +4,7 @@ import io.switchml.protocol.AggregationPacket;
 import java.nio.ByteBuffer;
 
 /**
- * The per-packet switch program (DESIGN.md section 3), the blocks of SwitchML's P4 program in order:
+ * The per-packet switch program (docs/ARCHITECTURE.md section 3), the blocks of SwitchML's P4 program in order:
  * drop simulator, parser and worker table ({@link PacketValidator}), this project's
  * {@link RoundChecker}, {@link BitmapChecker},
  * {@link WorkersCounter}, {@link Exponents}, {@link Processor}, {@link NextStepSelector}, and the

@@ -7,7 +7,7 @@ import java.util.Arrays;
 /**
  * One ranked worker of a job as the switch sees it: its IPv4 address and the UDP source port of
  * each of its worker threads, in thread order. The switch identifies a worker by where its packets
- * come from (DESIGN.md section 2), and replies to thread t's port.
+ * come from (docs/ARCHITECTURE.md section 2), and replies to thread t's port.
  *
  * <p>A SwitchML worker is identified by its address alone ({@link #matchedByAddress}), as
  * SwitchML's UDP receiver table matches on the source address and not the port: its threads send

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The aggregation rules of DESIGN.md section 3, driven through the switch program without sockets. */
+/** The aggregation rules of docs/ARCHITECTURE.md section 3, driven through the switch program without sockets. */
 class SwitchProgramAggregationTest {
     private static final PayloadSize SIZE = PayloadSize.B128; // 32 elements
     private static final int K = SIZE.elements();

@@ -1,7 +1,7 @@
 package io.switchml.protocol;
 
 /**
- * Which packet goes where, for one worker thread's share of one all-reduce (DESIGN.md section 4).
+ * Which packet goes where, for one worker thread's share of one all-reduce (docs/ARCHITECTURE.md section 4).
  *
  * <p>The share is cut into {@code blocks} blocks of k elements. Packets are numbered q = 0, 1, ...;
  * packet q uses window slot {@code q mod window}, and the result of packet q releases packet

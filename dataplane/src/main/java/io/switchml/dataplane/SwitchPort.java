@@ -4,7 +4,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -23,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 final class SwitchPort implements AutoCloseable {
     /** Receive buffers take any UDP datagram; Netty's default of 2048 bytes would silently truncate. */
     private static final int MAX_DATAGRAM_BYTES = 65536;
+    /** Datagrams one receive may take at once (recvmmsg on epoll). */
+    private static final int DATAGRAMS_PER_READ = 8;
     /** Socket buffers of a few MiB absorb bursts of large packets from many workers. */
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
     /**
@@ -63,11 +64,11 @@ final class SwitchPort implements AutoCloseable {
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoop)
                 .channelFactory(() -> transport.newChannel(SocketProtocolFamily.INET))
-                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM_BYTES))
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SEND_QUEUE_LIMITS)
                 .handler(handler);
+        transport.receiveInBatches(bootstrap, MAX_DATAGRAM_BYTES, DATAGRAMS_PER_READ);
         ChannelFuture bound = bootstrap.bind(address, port).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             shutDown(eventLoop);

@@ -57,7 +57,8 @@ abstract class ControllerTestSupport {
 
     @BeforeEach
     void startService() {
-        service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0), LOOPBACK, 0);
+        service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0).allowFaultInjection(true),
+                LOOPBACK, 0);
         channel = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();
         pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "test-rank");

@@ -152,6 +152,11 @@ public final class AggregationService implements AutoCloseable {
         return sessions;
     }
 
+    /** Ranks waiting for their jobs to form: bounded by {@link ControllerSecurity#maxPendingJoins}. */
+    public int pendingJoins() {
+        return registry.pendingJoins();
+    }
+
     /** The TCP port the controller listens on. */
     public int controllerPort() {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();

@@ -46,7 +46,8 @@ final class ControllerConnection implements AutoCloseable {
     private String describe(String what, Status status) {
         return switch (status.getCode()) {
             case UNAVAILABLE -> "cannot " + what + ": cannot reach the controller at " + address + " ("
-                    + rootMessage(status) + "); is `switchml switch` running there, with that --controller-port?";
+                    + rootMessage(status) + "); is `switchml switch` running there, with that --controller-port? If it serves TLS,"
+                    + " do --tls-ca, --tls-cert and --tls-key match its certificates?";
             case DEADLINE_EXCEEDED -> "cannot " + what + ": the controller at " + address + " did not answer within "
                     + deadline.toMillis() + " ms";
             case UNAUTHENTICATED -> "cannot " + what + ": the controller at " + address + " refused our credentials: "

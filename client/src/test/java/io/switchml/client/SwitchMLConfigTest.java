@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SwitchMLConfigTest {
     @Test

@@ -18,9 +18,9 @@ final class ExposureWarnings {
         if (loopback(controllerBind)) {
             return warnings;
         }
-        String where = "the controller listens on " + controllerBind + ", beyond loopback";
+        String where = "the controller listens on " + controllerBind + " (beyond loopback)";
         if (!security.tlsEnabled()) {
-            warnings.add(where + ", without TLS: tokens, secrets and job details cross the network in clear text"
+            warnings.add(where + " without TLS: tokens, secrets and job details cross the network in clear text"
                     + " (--tls-cert/--tls-key, and --tls-client-ca for mutual TLS)");
         }
         if (!security.operatorTokenSet()) {

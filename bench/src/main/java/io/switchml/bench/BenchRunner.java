@@ -53,7 +53,8 @@ public final class BenchRunner {
         if (controller == null && needsSwitch) {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
                     .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
-                    .egressDropProbability(options.dropProbability()), "127.0.0.1", 0);
+                    .egressDropProbability(options.dropProbability())
+                    .allowFaultInjection(options.dropProbability() > 0), "127.0.0.1", 0);
             controller = "127.0.0.1:" + embedded.controllerPort();
             progress.println("embedded switch: controller " + controller + ", dataplane UDP ports "
                     + java.util.Arrays.toString(embedded.dataplane().ports())

@@ -1,10 +1,10 @@
 package io.switchml.cli;
 
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.switchml.client.ControllerAddress;
+import io.switchml.client.ControllerCredentials;
 import io.switchml.controller.proto.ControllerGrpc;
 
 import java.time.Duration;
@@ -21,10 +21,10 @@ final class ControllerConnection implements AutoCloseable {
     private final Duration deadline;
     private final ManagedChannel channel;
 
-    ControllerConnection(ControllerAddress address, Duration deadline) {
+    ControllerConnection(ControllerAddress address, Duration deadline, ControllerCredentials credentials) {
         this.address = address;
         this.deadline = deadline;
-        this.channel = ManagedChannelBuilder.forAddress(address.host(), address.port()).usePlaintext().build();
+        this.channel = credentials.channelBuilder(address).build();
     }
 
     /**
@@ -46,9 +46,13 @@ final class ControllerConnection implements AutoCloseable {
     private String describe(String what, Status status) {
         return switch (status.getCode()) {
             case UNAVAILABLE -> "cannot " + what + ": cannot reach the controller at " + address + " ("
-                    + rootMessage(status) + "); is `switchml switch` running there, with that --controller-port?";
+                    + rootMessage(status) + "); is `switchml switch` running there, with that --controller-port? If it serves TLS,"
+                    + " do --tls-ca, --tls-cert and --tls-key match its certificates?";
             case DEADLINE_EXCEEDED -> "cannot " + what + ": the controller at " + address + " did not answer within "
                     + deadline.toMillis() + " ms";
+            case UNAUTHENTICATED -> "cannot " + what + ": the controller at " + address + " refused our credentials: "
+                    + status.getDescription();
+            case PERMISSION_DENIED -> "cannot " + what + ": " + status.getDescription();
             case UNIMPLEMENTED -> "cannot " + what + ": the switch at " + address
                     + " does not know this request (an older version?)";
             default -> status.getDescription() != null ? status.getDescription()

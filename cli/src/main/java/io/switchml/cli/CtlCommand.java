@@ -1,6 +1,8 @@
 package io.switchml.cli;
 
 import io.switchml.client.ControllerAddress;
+import io.switchml.client.ControllerCredentials;
+import io.switchml.client.SecretFiles;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import io.switchml.protocol.ProtocolConstants;
@@ -9,13 +11,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /** {@code switchml ctl}: inspects and steers a running switch through its controller. */
 @Command(name = "ctl", mixinStandardHelpOptions = true,
         description = "Inspect a running switch through its controller: its jobs, one job's slot bitmaps, its counters;"
                 + " change its drop simulator.",
-        subcommands = {CtlJobsCommand.class, CtlJobCommand.class, CtlStatsCommand.class, CtlDropCommand.class})
+        subcommands = {CtlJobsCommand.class, CtlJobCommand.class, CtlStatsCommand.class, CtlDropCommand.class,
+                CtlSecretCommand.class})
 final class CtlCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -33,6 +37,25 @@ final class CtlCommand implements Runnable {
             description = "Give up when the controller does not answer in this time, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--token-file", scope = ScopeType.INHERIT, paramLabel = "FILE",
+            description = "File holding the switch's operator token (its first line); default: the environment variable "
+                    + TOKEN_VARIABLE + ", else none.")
+    Path tokenFile;
+
+    @Option(names = "--tls-ca", scope = ScopeType.INHERIT, paramLabel = "PEM",
+            description = "Talk TLS to the controller, trusting this CA for its certificate (default: plaintext).")
+    Path tlsCa;
+
+    @Option(names = "--tls-cert", scope = ScopeType.INHERIT, paramLabel = "PEM",
+            description = "Certificate to present to a controller that requires mutual TLS (with --tls-key).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", scope = ScopeType.INHERIT, paramLabel = "PEM", description = "PKCS#8 key of --tls-cert.")
+    Path tlsKey;
+
+    /** Where the operator token can come from instead of a file (never from the command line, which others can read). */
+    static final String TOKEN_VARIABLE = "SWITCHML_TOKEN";
+
     @Override
     public void run() {
         spec.commandLine().usage(System.out);
@@ -40,7 +63,11 @@ final class CtlCommand implements Runnable {
 
     /** Opens a connection to the controller named by --controller. */
     ControllerConnection connect() {
-        return new ControllerConnection(ControllerAddress.parse(controller), timeout);
+        String token = tokenFile != null ? SecretFiles.read(tokenFile, "--token-file")
+                : System.getenv(TOKEN_VARIABLE) != null && !System.getenv(TOKEN_VARIABLE).isBlank()
+                ? System.getenv(TOKEN_VARIABLE).trim() : null;
+        return new ControllerConnection(ControllerAddress.parse(controller), timeout,
+                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null));
     }
 
     /** The controller's status (jobs, forming jobs, counters), fetched to {@code purpose} (for the error message). */

@@ -1,12 +1,16 @@
 package io.switchml.cli;
 
+import io.switchml.client.SecretFiles;
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.SessionPolicy;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.ProtocolConstants;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 
@@ -32,10 +36,12 @@ final class SwitchCommand implements Callable<Integer> {
             description = "TCP port of the controller (gRPC; default: ${DEFAULT-VALUE}, as SwitchML's).")
     int controllerPort;
 
-    @Option(names = "--ingress-drop", defaultValue = "0", description = "Probability of dropping a packet on arrival (drop simulator).")
+    @Option(names = "--ingress-drop", defaultValue = "0",
+            description = "Probability of dropping a packet on arrival (drop simulator; needs --allow-fault-injection).")
     double ingressDrop;
 
-    @Option(names = "--egress-drop", defaultValue = "0", description = "Probability of dropping each result sent (drop simulator).")
+    @Option(names = "--egress-drop", defaultValue = "0",
+            description = "Probability of dropping each result sent (drop simulator; needs --allow-fault-injection).")
     double egressDrop;
 
     @Option(names = "--metrics-port", paramLabel = "PORT",
@@ -53,12 +59,58 @@ final class SwitchCommand implements Callable<Integer> {
                     + " whole pool).")
     int jobQuota;
 
+    @Option(names = "--allow-fault-injection",
+            description = "Let the drop simulator drop packets (--ingress-drop, --egress-drop, `switchml ctl drop`); for test"
+                    + " switches only (default: refused with PERMISSION_DENIED).")
+    boolean allowFaultInjection;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "Serve the controller over TLS with this certificate"
+            + " chain (with --tls-key; `switchml certs` makes a test CA).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "PKCS#8 private key of --tls-cert.")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM",
+            description = "Mutual TLS: every client must present a certificate signed by this CA.")
+    Path tlsClientCa;
+
+    @Option(names = "--operator-token-file", paramLabel = "FILE",
+            description = "File holding the operator token (first line) that inspection and administration (`switchml ctl`)"
+                    + " must present (default: none, open to anyone who reaches the controller).")
+    Path operatorTokenFile;
+
+    @Option(names = "--require-job-secrets",
+            description = "Refuse joins that present no job secret (switchml.jobSecretFile); default: a job without one is"
+                    + " open to anyone who reaches the controller.")
+    boolean requireJobSecrets;
+
+    @Option(names = "--switchml-sessions", defaultValue = "on", paramLabel = "off|on|CIDR,...",
+            description = "Who may use SwitchML's own session protocol, which has no credentials: nobody, everybody, or"
+                    + " peers in the listed subnets (default: ${DEFAULT-VALUE}).")
+    String switchmlSessions;
+
     @Override
     public Integer call() throws InterruptedException {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
+                .allowFaultInjection(allowFaultInjection)
                 .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop)
                 .poolSlots(poolSlots).jobQuotaSlots(jobQuota);
-        AggregationService service = AggregationService.start(config, controllerBind, controllerPort);
+        ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
+                .switchmlSessions(SessionPolicy.parse(switchmlSessions));
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        if (tlsCert != null) {
+            security.tls(tlsCert, tlsKey);
+        }
+        if (tlsClientCa != null) {
+            security.tlsClientCa(tlsClientCa);
+        }
+        if (operatorTokenFile != null) {
+            security.operatorToken(SecretFiles.read(operatorTokenFile, "--operator-token-file"));
+        }
+        AggregationService service = AggregationService.start(config, controllerBind, controllerPort, security);
         SwitchMetrics metrics;
         try {
             metrics = metricsPort == null ? null : SwitchMetrics.start(service, controllerBind, metricsPort);

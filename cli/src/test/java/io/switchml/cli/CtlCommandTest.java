@@ -38,7 +38,8 @@ class CtlCommandTest {
 
     @BeforeAll
     void formAJobAndAllReduceOnce() {
-        service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
+        service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).allowFaultInjection(true),
+                "127.0.0.1", 0);
         controller = "127.0.0.1:" + service.controllerPort();
         List<CompletableFuture<SwitchMLContext>> joining = IntStream.range(0, WORKERS)
                 .mapToObj(rank -> CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(SwitchMLConfig.builder()

@@ -2,7 +2,6 @@ package io.switchml.client;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -52,9 +51,9 @@ final class ControlPlaneClient implements AutoCloseable {
     private final ManagedChannel channel;
     private final ControllerGrpc.ControllerBlockingStub stub;
 
-    ControlPlaneClient(ControllerAddress address) {
+    ControlPlaneClient(ControllerAddress address, ControllerCredentials credentials) {
         this.address = address;
-        this.channel = ManagedChannelBuilder.forAddress(address.host(), address.port()).usePlaintext()
+        this.channel = credentials.channelBuilder(address)
                 .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
                 .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .build();

@@ -35,6 +35,15 @@ public final class SwitchMLConfig {
                 "when no switch is left: `ring` finishes the job with ring all-reduce between the workers (needs"
                         + " switchml-collectives on the class path), `none` fails with SwitchUnavailableException"),
         JOB("job", "default", "name of the job; every worker of the job uses the same"),
+        JOB_SECRET_FILE("jobSecretFile", "",
+                "file holding the job's secret (one line); every rank of the job presents the same, and no other client can"
+                        + " join, leave, abort or inspect the job; empty = none"),
+        JOB_SECRET("jobSecret", "", "the job's secret itself, when not in jobSecretFile (never printed); empty = none"),
+        TLS_CA("tlsCa", "",
+                "PEM file of the CA that signed the controller's certificate: the worker talks TLS to the controller;"
+                        + " empty = plaintext"),
+        TLS_CERT("tlsCert", "", "PEM certificate this worker presents to a controller that requires mutual TLS"),
+        TLS_KEY("tlsKey", "", "PEM private key (PKCS#8) of tlsCert"),
         RANK("rank", null, "this worker's rank, 0..workers-1 (required)"),
         WORKERS("workers", null, "number of workers in the job (required)"),
         ELEMENTS_PER_PACKET("elementsPerPacket", "auto",
@@ -124,6 +133,11 @@ public final class SwitchMLConfig {
         controllers();
         requireRange(Key.FAILOVER_DETECTION_MS, failoverDetection().toMillis(), 1, Integer.MAX_VALUE);
         fallback();
+        jobSecret();
+        if (tlsCert().isEmpty() != tlsKey().isEmpty()) {
+            throw new IllegalArgumentException(Key.TLS_CERT.property() + " and " + Key.TLS_KEY.property()
+                    + " go together: set both for mutual TLS, or neither");
+        }
     }
 
     public static Builder builder() {
@@ -169,6 +183,28 @@ public final class SwitchMLConfig {
 
     public String job() {
         return string(Key.JOB);
+    }
+
+    /** The job's secret: {@code jobSecret}, or else the first line of {@code jobSecretFile}; empty when neither is set. */
+    public String jobSecret() {
+        if (!string(Key.JOB_SECRET).isEmpty()) {
+            return string(Key.JOB_SECRET);
+        }
+        String file = string(Key.JOB_SECRET_FILE);
+        return file.isEmpty() ? "" : SecretFiles.read(Path.of(file), Key.JOB_SECRET_FILE.property());
+    }
+
+    /** The CA to trust for the controller's TLS certificate; empty: plaintext. */
+    public String tlsCa() {
+        return string(Key.TLS_CA);
+    }
+
+    public String tlsCert() {
+        return string(Key.TLS_CERT);
+    }
+
+    public String tlsKey() {
+        return string(Key.TLS_KEY);
     }
 
     public int rank() {
@@ -260,7 +296,10 @@ public final class SwitchMLConfig {
     public String toString() {
         StringBuilder s = new StringBuilder("SwitchMLConfig{");
         for (Key k : Key.values()) {
-            s.append(k == Key.CONTROLLER ? "" : ", ").append(k.name).append('=').append(values.getProperty(k.property()));
+            String v = values.getProperty(k.property());
+            // The secret itself never appears, only whether there is one.
+            s.append(k == Key.CONTROLLER ? "" : ", ").append(k.name).append('=')
+                    .append(k == Key.JOB_SECRET && v != null && !v.isEmpty() ? "(set)" : v);
         }
         return s.append('}').toString();
     }
@@ -384,6 +423,25 @@ public final class SwitchMLConfig {
 
         public Builder job(String name) {
             return set(Key.JOB, name);
+        }
+
+        public Builder jobSecret(String secret) {
+            return set(Key.JOB_SECRET, secret);
+        }
+
+        public Builder jobSecretFile(Path file) {
+            return set(Key.JOB_SECRET_FILE, file);
+        }
+
+        /** TLS to the controller, trusting this CA (PEM). */
+        public Builder tlsCa(Path ca) {
+            return set(Key.TLS_CA, ca);
+        }
+
+        /** Mutual TLS: the certificate and PKCS#8 key this worker presents. */
+        public Builder tlsClientCertificate(Path certificate, Path key) {
+            set(Key.TLS_CERT, certificate);
+            return set(Key.TLS_KEY, key);
         }
 
         public Builder rank(int rank) {

@@ -127,7 +127,7 @@ final class SwitchSession implements AllReduce {
                               SwitchLossListener lossListener) {
         InetAddress controllerIp = Routes.resolveIpv4(controllerAddress.host());
         InetAddress localIp = Routes.localAddress(config, controllerIp);
-        ControlPlaneClient control = new ControlPlaneClient(controllerAddress);
+        ControlPlaneClient control = new ControlPlaneClient(controllerAddress, ControllerCredentials.of(config));
         EventLoopGroup loops = NettyTransport.eventLoops(config.threads(), "switchml-worker-rank" + config.rank());
         List<Channel> channels = new ArrayList<>();
         try {

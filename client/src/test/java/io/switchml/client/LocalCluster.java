@@ -19,7 +19,8 @@ final class LocalCluster implements AutoCloseable {
     private final boolean ownsService;
 
     LocalCluster(int workers, int switchPorts, UnaryOperator<SwitchMLConfig.Builder> configure) {
-        this(AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts),
+        this(AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts)
+                        .allowFaultInjection(true),
                 "127.0.0.1", 0), true, "test-" + System.nanoTime(), workers, configure);
     }
 

@@ -87,4 +87,23 @@ class SwitchMLConfigTest {
         assertThatThrownBy(() -> ControllerAddress.parse("host:http")).hasMessageContaining("not a number");
         assertThatThrownBy(() -> ControllerAddress.parse("host:70000")).hasMessageContaining("outside 1..65535");
     }
+
+    @Test
+    void theJobSecretComesFromItsFileAndIsNeverPrinted(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("job.secret");
+        Files.writeString(file, "file-secret-0123456789\n");
+        SwitchMLConfig fromFile = SwitchMLConfig.builder().rank(0).workers(1).jobSecretFile(file).build();
+        assertThat(fromFile.jobSecret()).isEqualTo("file-secret-0123456789");
+        SwitchMLConfig inline = SwitchMLConfig.builder().rank(0).workers(1).jobSecret("inline-secret-0123456789").build();
+        assertThat(inline.jobSecret()).isEqualTo("inline-secret-0123456789");
+        assertThat(inline.toString()).doesNotContain("inline-secret").contains("jobSecret=(set)");
+        assertThat(ControllerCredentials.of(inline).toString()).doesNotContain("inline-secret");
+        assertThat(SwitchMLConfig.builder().rank(0).workers(1).build().jobSecret()).isEmpty();
+
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .jobSecretFile(dir.resolve("missing")).build()).hasMessageContaining("switchml.jobSecretFile");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .set(SwitchMLConfig.Key.TLS_CERT, "client.pem").build()).hasMessageContaining("go together");
+    }
 }

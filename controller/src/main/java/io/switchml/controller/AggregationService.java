@@ -1,6 +1,11 @@
 package io.switchml.controller;
 
+import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.TlsServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.SwitchConfig;
@@ -10,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,21 +43,33 @@ public final class AggregationService implements AutoCloseable {
     private final SwitchmlSessions sessions;
     private final Server server;
     private final ScheduledExecutorService timer;
+    private final List<String> exposureWarnings;
 
     private AggregationService(AggregationSwitch dataplane, JobRegistry registry, SwitchmlSessions sessions,
-                               Server server, ScheduledExecutorService timer) {
+                               Server server, ScheduledExecutorService timer, List<String> exposureWarnings) {
         this.dataplane = dataplane;
         this.registry = registry;
         this.sessions = sessions;
         this.server = server;
         this.timer = timer;
+        this.exposureWarnings = exposureWarnings;
     }
 
     /**
      * Starts the switch, then the controller on {@code controllerPort} (0 picks a free port) of
-     * {@code controllerBind}. Returns once both listen.
+     * {@code controllerBind}, with the default security (plaintext, no tokens). Returns once both listen.
      */
     public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort) {
+        return start(switchConfig, controllerBind, controllerPort, new ControllerSecurity());
+    }
+
+    /**
+     * Starts the switch, then the controller with this security; warns (log and {@link #exposureWarnings()})
+     * when the controller listens beyond loopback with part of its protection off.
+     */
+    public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort,
+                                           ControllerSecurity security) {
+        security.validate();
         AggregationSwitch dataplane = AggregationSwitch.start(switchConfig);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "switchml-controller-timer");
@@ -61,19 +79,30 @@ public final class AggregationService implements AutoCloseable {
         try {
             String bind = dataplane.bindAddress().getHostAddress();
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
-            JobRegistry registry = new JobRegistry(dataplane, timer);
+            JobRegistry registry = new JobRegistry(dataplane, timer, security);
             SwitchmlSessions sessions = new SwitchmlSessions(dataplane);
-            Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort))
+            PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
+                    System::nanoTime);
+            ServerServiceDefinition controller = ServerInterceptors.intercept(
+                    new ControllerService(registry, dataplane, announced, joinLimiter),
+                    new ControllerAuthenticator(security.operatorTokenDigest()));
+            SessionAccess sessionAccess = new SessionAccess(security.switchmlSessions());
+            List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
+                    SwitchmlServices.WAIT_MS).stream().map(d -> ServerInterceptors.intercept(d, sessionAccess)).toList();
+            Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
+                            credentials(security))
                     .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
                     .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveWithoutCalls(true)
-                    .addService(new ControllerService(registry, dataplane, announced))
-                    .addServices(SwitchmlServices.create(dataplane, sessions, timer, SwitchmlServices.WAIT_MS))
+                    .addService(controller)
+                    .addServices(switchml)
                     .build()
                     .start();
-            LOG.debug("controller listening on {}", server.getListenSockets());
-            return new AggregationService(dataplane, registry, sessions, server, timer);
+            LOG.debug("controller listening on {} ({})", server.getListenSockets(), security);
+            List<String> warnings = ExposureWarnings.of(controllerBind, security);
+            warnings.forEach(w -> LOG.warn("security: {}", w));
+            return new AggregationService(dataplane, registry, sessions, server, timer, warnings);
         } catch (IOException | RuntimeException e) {
             dataplane.close();
             timer.shutdownNow();
@@ -81,6 +110,24 @@ public final class AggregationService implements AutoCloseable {
                     + ": " + rootMessage(e) + (controllerPort == ProtocolConstants.CONTROLLER_TCP_PORT
                     ? " (is another switch running? pick another port with --controller-port)" : ""), e);
         }
+    }
+
+    /** TLS (mutual when a client CA is set) or plaintext. */
+    private static ServerCredentials credentials(ControllerSecurity security) throws IOException {
+        if (!security.tlsEnabled()) {
+            return InsecureServerCredentials.create();
+        }
+        TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder()
+                .keyManager(security.tlsCertificate().toFile(), security.tlsKey().toFile());
+        if (security.tlsClientCa() != null) {
+            tls.trustManager(security.tlsClientCa().toFile()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+        }
+        return tls.build();
+    }
+
+    /** What was wrong with the protection of a controller reachable beyond loopback; empty when nothing. */
+    public List<String> exposureWarnings() {
+        return exposureWarnings;
     }
 
     private static String rootMessage(Throwable e) {
@@ -103,6 +150,11 @@ public final class AggregationService implements AutoCloseable {
     /** SwitchML's sessions on this switch; for the metrics endpoint and tests. */
     SwitchmlSessions sessions() {
         return sessions;
+    }
+
+    /** Ranks waiting for their jobs to form: bounded by {@link ControllerSecurity#maxPendingJoins}. */
+    public int pendingJoins() {
+        return registry.pendingJoins();
     }
 
     /** The TCP port the controller listens on. */

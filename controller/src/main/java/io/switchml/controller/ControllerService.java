@@ -12,6 +12,8 @@ import io.switchml.controller.proto.DiagnoseResponse;
 import io.switchml.controller.proto.DropProbabilities;
 import io.switchml.controller.proto.JobDetailRequest;
 import io.switchml.controller.proto.JobDetailResponse;
+import io.switchml.controller.proto.IssueJobSecretRequest;
+import io.switchml.controller.proto.IssueJobSecretResponse;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
@@ -32,22 +34,32 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final AggregationSwitch dataplane;
     private final String announcedAddress;
     private final DropSimulatorControl dropSimulator;
+    private final PeerRateLimiter joinLimiter;
 
     /**
      * @param announcedAddress the dataplane address told to workers; empty when the switch listens on
      *                         every address, in which case workers use the controller's host
      */
-    ControllerService(JobRegistry registry, AggregationSwitch dataplane, String announcedAddress) {
+    ControllerService(JobRegistry registry, AggregationSwitch dataplane, String announcedAddress,
+                      PeerRateLimiter joinLimiter) {
         this.registry = registry;
         this.dataplane = dataplane;
         this.announcedAddress = announcedAddress;
         this.dropSimulator = new DropSimulatorControl(dataplane);
+        this.joinLimiter = joinLimiter;
     }
 
     @Override
     public void join(JoinRequest request, StreamObserver<JoinResponse> observer) {
+        Caller caller = Caller.current();
+        if (!caller.operator() && !joinLimiter.tryAcquire(caller.peer())) {
+            observer.onError(io.grpc.Status.RESOURCE_EXHAUSTED.withDescription("too many join requests from "
+                    + caller.peer().getHostAddress() + "; the controller takes a limited number per second from each"
+                    + " address, retry in a second").asRuntimeException());
+            return;
+        }
         // A joining worker that dies while it waits no longer counts as arrived.
-        onCancel(observer, registry.join(request, reply(observer, job -> {
+        onCancel(observer, registry.join(request, caller, reply(observer, job -> {
             JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(job.number).setJobId(job.id)
                     .setSwitchAddress(announcedAddress)
                     .setSlotsPerThread(job.grant.slotsPerThread()).setAdmission(job.grant.reason());
@@ -61,7 +73,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void watch(WatchRequest request, StreamObserver<JobEvent> observer) {
         onCancel(observer, registry.watch(request.getJobNumber(), request.getJobId(), request.getRank(),
-                new JobRegistry.Watcher() {
+                Caller.current(), new JobRegistry.Watcher() {
                     @Override
                     public void event(JobEvent event) {
                         quietly(() -> observer.onNext(event));
@@ -81,27 +93,27 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void diagnose(DiagnoseRequest request, StreamObserver<DiagnoseResponse> observer) {
-        observer.onNext(registry.diagnose(request.getJobNumber(), request.getJobId()));
+        observer.onNext(registry.diagnose(request.getJobNumber(), request.getJobId(), Caller.current()));
         observer.onCompleted();
     }
 
     @Override
     public void barrier(BarrierRequest request, StreamObserver<BarrierResponse> observer) {
         registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(), -1, new byte[0],
-                request.getTimeoutMs(), reply(observer, v -> BarrierResponse.getDefaultInstance()));
+                request.getTimeoutMs(), Caller.current(), reply(observer, v -> BarrierResponse.getDefaultInstance()));
     }
 
     @Override
     public void broadcast(BroadcastRequest request, StreamObserver<BroadcastResponse> observer) {
         registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(),
                 Integer.toUnsignedLong(request.getRoot()),
-                request.getValue().toByteArray(), request.getTimeoutMs(),
+                request.getValue().toByteArray(), request.getTimeoutMs(), Caller.current(),
                 reply(observer, v -> BroadcastResponse.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(v)).build()));
     }
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
-        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(),
+        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(), Caller.current(),
                 reply(observer, v -> LeaveResponse.getDefaultInstance()));
     }
 
@@ -125,6 +137,12 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void setDropProbabilities(SetDropProbabilitiesRequest request, StreamObserver<DropProbabilities> observer) {
         answer(observer, () -> dropSimulator.set(request));
+    }
+
+    @Override
+    public void issueJobSecret(IssueJobSecretRequest request, StreamObserver<IssueJobSecretResponse> observer) {
+        answer(observer, () -> IssueJobSecretResponse.newBuilder().setSecret(registry.issueSecret(request.getJobName()))
+                .build());
     }
 
     /** Answers a call at once with what {@code compute} returns, or with the status it refused it with. */

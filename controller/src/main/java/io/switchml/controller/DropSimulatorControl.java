@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.switchml.controller.proto.DropProbabilities;
 import io.switchml.controller.proto.SetDropProbabilitiesRequest;
 import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.dataplane.FaultInjectionRefusedException;
 
 /**
  * Sets the switch's drop simulator at run time. The switch publishes the probabilities through
@@ -26,7 +27,8 @@ final class DropSimulatorControl {
     /**
      * Sets the probabilities the request has, keeps the others; returns those in effect.
      *
-     * @throws ControlException INVALID_ARGUMENT, changing nothing, when one is outside [0, 1)
+     * @throws ControlException INVALID_ARGUMENT, changing nothing, when one is outside [0, 1);
+     *                          PERMISSION_DENIED when the switch does not allow fault injection
      */
     synchronized DropProbabilities set(SetDropProbabilitiesRequest request) {
         if (!request.hasIngress() && !request.hasEgress()) {
@@ -34,7 +36,11 @@ final class DropSimulatorControl {
         }
         double ingress = request.hasIngress() ? check("ingress", request.getIngress()) : dataplane.ingressDropProbability();
         double egress = request.hasEgress() ? check("egress", request.getEgress()) : dataplane.egressDropProbability();
-        dataplane.setDropProbabilities(ingress, egress);
+        try {
+            dataplane.setDropProbabilities(ingress, egress);
+        } catch (FaultInjectionRefusedException e) {
+            throw new ControlException(Status.PERMISSION_DENIED, e.getMessage());
+        }
         return current();
     }
 

@@ -34,10 +34,15 @@ final class Job {
     final TreeSet<Integer> failed = new TreeSet<>();
     /** Why the job was aborted; null while it runs. An aborted job is no longer on the switch. */
     String abortReason;
+    /** The digest of the secret every call on the job must present; null: the job has none. */
+    final byte[] secretDigest;
+    /** The address each joining rank's call came from (null where unknown), to cap what one peer may hold. */
+    final Map<Integer, java.net.InetAddress> joinPeers = new HashMap<>();
 
-    Job(String name, JobParameters parameters) {
+    Job(String name, JobParameters parameters, byte[] secretDigest) {
         this.name = name;
         this.parameters = parameters;
+        this.secretDigest = secretDigest;
         this.joining = new Rendezvous<>(parameters.getNumWorkers());
     }
 

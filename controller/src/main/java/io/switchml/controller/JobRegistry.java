@@ -66,23 +66,61 @@ final class JobRegistry {
         void error(ControlException error);
     }
 
+    /** The most job names with an issued secret at once; issuing is the operator's, so this only bounds mistakes. */
+    static final int MAX_ISSUED_SECRETS = 65_536;
+
     private final AggregationSwitch dataplane;
     private final ScheduledExecutorService timer;
+    private final ControllerSecurity security;
     private final Map<String, Job> byName = new HashMap<>();
+    /** Digests of the secrets the operator issued, by job name. */
+    private final Map<String, byte[]> issuedSecrets = new HashMap<>();
     private final Job[] byNumber = new Job[ProtocolConstants.MAX_JOBS];
     /** Set when the service shuts down: the watches it cancels then are not deaths. */
     private boolean closing;
 
     JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer) {
+        this(dataplane, timer, new ControllerSecurity());
+    }
+
+    JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security) {
         this.dataplane = dataplane;
         this.timer = timer;
+        this.security = security;
+    }
+
+    /**
+     * Issues a fresh secret for a job name (the operator's call): from now on a join of that name
+     * must present it. Returns the secret; only its digest is kept.
+     *
+     * @throws ControlException INVALID_ARGUMENT for a bad name, FAILED_PRECONDITION when a job of that
+     *                          name is forming or running (its ranks hold the old secret), RESOURCE_EXHAUSTED
+     *                          beyond {@link #MAX_ISSUED_SECRETS} names
+     */
+    synchronized String issueSecret(String name) {
+        if (name.isEmpty() || name.length() > JoinValidator.MAX_JOB_NAME) {
+            throw new ControlException(Status.INVALID_ARGUMENT, "job name must have 1.." + JoinValidator.MAX_JOB_NAME
+                    + " characters");
+        }
+        if (byName.containsKey(name)) {
+            throw new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is forming or running; issue its"
+                    + " secret before its ranks join, or after it ends");
+        }
+        if (!issuedSecrets.containsKey(name) && issuedSecrets.size() >= MAX_ISSUED_SECRETS) {
+            throw new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already holds secrets for "
+                    + MAX_ISSUED_SECRETS + " job names");
+        }
+        String secret = Secrets.fresh();
+        issuedSecrets.put(name, Secrets.digest(secret));
+        LOG.info("issued a secret for job '{}'", name);
+        return secret;
     }
 
     /**
      * Parks the join until every rank has joined; then installs the job and answers it. Returns what
      * to run if the caller goes away while it waits (it takes the rank's arrival back).
      */
-    synchronized Runnable join(JoinRequest request, Reply<Job> reply) {
+    synchronized Runnable join(JoinRequest request, Caller caller, Reply<Job> reply) {
         String problem = JoinValidator.problem(request);
         if (problem != null) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "invalid join request: " + problem));
@@ -91,14 +129,34 @@ final class JobRegistry {
         String name = request.getJobName();
         int rank = request.getRank();
         Job job = byName.get(name);
+        if (security.requireJobSecrets() && caller.jobSecretDigest() == null && !caller.operator()) {
+            reply.error(new ControlException(Status.UNAUTHENTICATED, "rank " + rank + " cannot join job '" + name
+                    + "': this switch requires a job secret; give every rank of the job the same one (switchml.jobSecretFile,"
+                    + " or --job-secret-file), for instance one issued by the operator with `switchml ctl secret " + name + "`"));
+            return () -> { };
+        }
+        byte[] required = job != null ? job.secretDigest : issuedSecrets.get(name);
+        if ((job != null || required != null) && !caller.mayUse(required)) {
+            // Says nothing about the job beyond that the secret does not fit.
+            reply.error(new ControlException(Status.PERMISSION_DENIED, "rank " + rank + " cannot join job '" + name
+                    + "': the job secret presented does not match the job's (the one its first rank presented, or the one"
+                    + " the operator issued); every rank of a job presents the same secret"));
+            return () -> { };
+        }
         if (job != null && job.installed()) {
             reply.error(new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is already running as job number "
                     + job.number + " with all " + job.workers() + " ranks; a rank cannot join it twice."
                     + " Wait for the job to end (every rank closes its context) or use another job name"));
             return () -> { };
         }
+        String full = pendingJoinsFull(caller.peer());
+        if (full != null) {
+            reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "rank " + rank + " cannot join job '" + name
+                    + "': " + full));
+            return () -> { };
+        }
         if (job == null) {
-            job = new Job(name, request.getParameters());
+            job = new Job(name, request.getParameters(), required != null ? required : caller.jobSecretDigest());
             byName.put(name, job);
         } else if (!job.parameters.equals(request.getParameters())) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins job '" + name
@@ -130,6 +188,7 @@ final class JobRegistry {
                 reply.error(error);
             }
         };
+        job.joinPeers.put(rank, caller.peer());
         if (request.getWatch()) {
             job.watchGraceMs.put(rank, request.getTimeoutMs());
         } else {
@@ -141,6 +200,47 @@ final class JobRegistry {
             install(job);
         }
         return () -> withdrawJoin(joining, rank, waiter);
+    }
+
+    /**
+     * Why one more waiting rank from {@code peer} would exceed the caps on waiting joins, or null.
+     * Counted afresh each time (at most {@link ControllerSecurity#maxPendingJoins} ranks), so that no
+     * path that ends a wait can leave a count wrong.
+     */
+    private String pendingJoinsFull(java.net.InetAddress peer) {
+        int total = 0;
+        int fromPeer = 0;
+        for (Job forming : byName.values()) {
+            if (forming.installed()) {
+                continue;
+            }
+            for (Integer r : forming.joining.values().keySet()) {
+                total++;
+                if (peer != null && peer.equals(forming.joinPeers.get(r))) {
+                    fromPeer++;
+                }
+            }
+        }
+        if (total >= security.maxPendingJoins()) {
+            return "the controller already holds " + total + " ranks waiting for their jobs to form, its limit; retry once"
+                    + " jobs have formed or their joins timed out";
+        }
+        if (peer != null && fromPeer >= security.maxPendingJoinsPerPeer()) {
+            return peer.getHostAddress() + " already has " + fromPeer + " ranks waiting for their jobs to form, the limit"
+                    + " per address; retry once those jobs have formed or their joins timed out";
+        }
+        return null;
+    }
+
+    /** The number of ranks waiting for their jobs to form, for inspection and tests. */
+    synchronized int pendingJoins() {
+        int total = 0;
+        for (Job forming : byName.values()) {
+            if (!forming.installed()) {
+                total += forming.joining.values().size();
+            }
+        }
+        return total;
     }
 
     /** A joining rank's caller went away (its process died) while it waited: it no longer counts. */
@@ -234,8 +334,8 @@ final class JobRegistry {
      * and ends it. Returns what to run when the watch ends without the server ending it (the
      * client cancelled it, or its connection broke).
      */
-    synchronized Runnable watch(int jobNumber, long jobId, int rank, Watcher watcher) {
-        Job job = knownJob(jobNumber, jobId, rank, watcher::error);
+    synchronized Runnable watch(int jobNumber, long jobId, int rank, Caller caller, Watcher watcher) {
+        Job job = knownJob(jobNumber, jobId, rank, caller, watcher::error);
         if (job == null) {
             return () -> { };
         }
@@ -331,9 +431,9 @@ final class JobRegistry {
     }
 
     /** What the controller and the switch know about a job that seems stuck. */
-    synchronized DiagnoseResponse diagnose(int jobNumber, long jobId) {
+    synchronized DiagnoseResponse diagnose(int jobNumber, long jobId, Caller caller) {
         Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
-        if (job == null || (jobId != 0 && job.id != jobId)) {
+        if (job == null || (jobId != 0 && job.id != jobId) || !caller.mayUse(job.secretDigest)) {
             return DiagnoseResponse.newBuilder().setKnown(false).build();
         }
         DiagnoseResponse.Builder b = DiagnoseResponse.newBuilder().setKnown(true).setJobName(job.name)
@@ -364,8 +464,8 @@ final class JobRegistry {
      * root of 2^31 or more (a negative int) is not mistaken for the barrier's -1.
      */
     synchronized void meet(int jobNumber, int rank, long sequence, long rootNumber, byte[] value, int timeoutMs,
-                           Reply<byte[]> reply) {
-        Job job = installedJob(jobNumber, rank, reply);
+                           Caller caller, Reply<byte[]> reply) {
+        Job job = installedJob(jobNumber, rank, caller, reply);
         if (job == null) {
             return;
         }
@@ -390,6 +490,12 @@ final class JobRegistry {
             reply.error(new ControlException(Status.ABORTED, (job.left.size() == 1 ? "rank " + job.left.first()
                     : "ranks " + job.left) + " left job '" + job.name + "' earlier; call #" + sequence
                     + " can never complete"));
+            return;
+        }
+        if (!job.meetings.containsKey(sequence) && job.meetings.size() >= security.maxMeetingsPerJob()) {
+            reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "job '" + job.name + "' already has "
+                    + job.meetings.size() + " barrier and broadcast calls waiting, its limit; call #" + sequence
+                    + " is refused (do the ranks make the same calls in the same order?)"));
             return;
         }
         Job.Meeting meeting = job.meetings.computeIfAbsent(sequence, s -> new Job.Meeting(root, job.workers()));
@@ -442,8 +548,8 @@ final class JobRegistry {
      * A rank leaves, which ends its watch; once every rank has left, the job is removed from the
      * switch. Leaving an aborted job only ends the rank's watch.
      */
-    synchronized void leave(int jobNumber, long jobId, int rank, Reply<Void> reply) {
-        Job job = knownJob(jobNumber, jobId, rank, reply::error);
+    synchronized void leave(int jobNumber, long jobId, int rank, Caller caller, Reply<Void> reply) {
+        Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
         if (job == null) {
             return;
         }
@@ -479,8 +585,8 @@ final class JobRegistry {
         reply.ok(null);
     }
 
-    private <T> Job installedJob(int jobNumber, int rank, Reply<T> reply) {
-        Job job = knownJob(jobNumber, 0, rank, reply::error);
+    private <T> Job installedJob(int jobNumber, int rank, Caller caller, Reply<T> reply) {
+        Job job = knownJob(jobNumber, 0, rank, caller, reply::error);
         if (job != null && job.left.contains(rank)) {
             reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
                     + job.name + "'"));
@@ -493,13 +599,20 @@ final class JobRegistry {
      * The job with this number (installed, or aborted and not yet forgotten) and id (0: any), with
      * rank in range; null after sending the error.
      */
-    private Job knownJob(int jobNumber, long jobId, int rank, java.util.function.Consumer<ControlException> error) {
+    private Job knownJob(int jobNumber, long jobId, int rank, Caller caller,
+                         java.util.function.Consumer<ControlException> error) {
         // uint32 fields arrive as Java ints: values of 2^31 and above are negative.
         Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
         if (job == null || (jobId != 0 && job.id != jobId)) {
             error.accept(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
                     + (job == null ? "" : " with id " + Long.toUnsignedString(jobId))
                     + " is running; it has ended, or the switch restarted since it was joined"));
+            return null;
+        }
+        if (!caller.mayUse(job.secretDigest)) {
+            error.accept(new ControlException(Status.PERMISSION_DENIED, "job number " + jobNumber + " is protected by a"
+                    + " job secret and this call presented " + (caller.jobSecretDigest() == null ? "none" : "another one")
+                    + "; only the job's own ranks (or the operator) may act on it"));
             return null;
         }
         if (rank < 0 || rank >= job.workers()) {

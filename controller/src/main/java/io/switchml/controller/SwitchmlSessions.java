@@ -45,6 +45,12 @@ import java.util.TreeMap;
 final class SwitchmlSessions {
     private static final Logger LOG = LoggerFactory.getLogger(SwitchmlSessions.class);
 
+    /**
+     * Sessions whose ranks are still registering, at most: SwitchML's protocol has no credentials and
+     * its sessions never expire, so a flood of fresh session ids must be refused, not remembered.
+     */
+    static final int MAX_FORMING_SESSIONS = 1024;
+
     private final AggregationSwitch dataplane;
     /** Sessions by id, forming or installed. */
     private final Map<Long, Session> sessions = new HashMap<>();
@@ -122,6 +128,11 @@ final class SwitchmlSessions {
             throw new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " registers in session "
                     + Long.toUnsignedString(id) + ", which no rank 0 has started, or a newer session has replaced;"
                     + " SwitchML's rank 0 calls UdpSession first and the other ranks after the Barrier that follows it");
+        }
+        if (created && sessions.values().stream().filter(s -> !s.installed()).count() >= MAX_FORMING_SESSIONS) {
+            throw new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already holds " + MAX_FORMING_SESSIONS
+                    + " SwitchML sessions whose ranks are still registering; session " + Long.toUnsignedString(id)
+                    + " is refused (a new run of one of them replaces it)");
         }
         if (created) {
             session = new Session(id, nextOrder, request.getNumWorkers(), size);

@@ -57,13 +57,19 @@ abstract class ControllerTestSupport {
 
     @BeforeEach
     void startService() {
-        service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0), LOOPBACK, 0);
+        service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0).allowFaultInjection(true),
+                LOOPBACK, 0, security());
         channel = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();
         pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "test-rank");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** The controller's security for the tests of a class; the defaults unless it says otherwise. */
+    ControllerSecurity security() {
+        return new ControllerSecurity();
     }
 
     @AfterEach

@@ -216,6 +216,18 @@ class SwitchmlSessionErrorsTest {
         assertFails(() -> joinOf(waiting), Status.Code.DEADLINE_EXCEEDED, "did not come");
     }
 
+    @Test
+    void aFloodOfFreshSessionsIsCappedAndRefusedAtOnce() {
+        // Each claims its own address (nothing checks it), so no session replaces another.
+        for (int i = 0; i < SwitchmlSessions.MAX_FORMING_SESSIONS; i++) {
+            udpSession(requestBuilder(1_000 + i, 0, 2).setIpv4(0x0A00_0000 + i).build());
+        }
+        assertFails(() -> udpSession(requestBuilder(5_000, 0, 2).setIpv4(0x0B00_0001).build()),
+                Status.Code.RESOURCE_EXHAUSTED, "1024 SwitchML sessions whose ranks are still registering");
+        // A session that completes is installed as before; the flood's sessions are not.
+        assertThat(udpSession(requestBuilder(1_000, 1, 2).setIpv4(0x0C00_0001).build()).getSessionId()).isEqualTo(1_000);
+    }
+
     private static UdpSessionRequest.Builder requestBuilder(long session, int rank, int workers) {
         return UdpSessionRequest.newBuilder().setSessionId(session).setRank(rank).setNumWorkers(workers)
                 .setIpv4(LOOPBACK_BITS + rank).setPacketSize(PacketSize.MTU_256);

@@ -29,11 +29,13 @@ public final class AggregationSwitch implements AutoCloseable {
     private final List<SwitchPort> ports;
     private final ControlPlane controlPlane;
     private final DropProbabilities dropProbabilities;
+    private final boolean allowFaultInjection;
     private final List<SwitchCounters> counters;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private AggregationSwitch(InetAddress bindAddress, List<SwitchPort> ports, ControlPlane controlPlane,
-                              DropProbabilities dropProbabilities) {
+                              DropProbabilities dropProbabilities, boolean allowFaultInjection) {
+        this.allowFaultInjection = allowFaultInjection;
         this.bindAddress = bindAddress;
         this.ports = ports;
         this.controlPlane = controlPlane;
@@ -73,7 +75,8 @@ public final class AggregationSwitch implements AutoCloseable {
             ports.forEach(SwitchPort::close);
             throw e;
         }
-        AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities);
+        AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities,
+                settings.allowFaultInjection());
         LOG.info("switch listening on {} UDP ports {} ({} transport)", address.getHostAddress(),
                 Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT));
         return started;
@@ -162,9 +165,20 @@ public final class AggregationSwitch implements AutoCloseable {
     /**
      * Changes the drop simulator's probabilities while the switch runs; each in [0, 1]. The receive
      * threads read them with a volatile read per packet, without a lock.
+     *
+     * @throws FaultInjectionRefusedException when either is above 0 and the switch was not started
+     *                                        with {@link SwitchConfig#allowFaultInjection}; nothing changes
      */
     public void setDropProbabilities(double ingress, double egress) {
+        if (!allowFaultInjection && (ingress > 0 || egress > 0)) {
+            throw new FaultInjectionRefusedException();
+        }
         dropProbabilities.set(ingress, egress);
+    }
+
+    /** Whether the drop simulator may be set above 0 ({@link SwitchConfig#allowFaultInjection}). */
+    public boolean faultInjectionAllowed() {
+        return allowFaultInjection;
     }
 
     /** The probability that the drop simulator drops a packet on arrival. */

@@ -12,6 +12,11 @@ import java.nio.ByteBuffer;
  * <p>It also enforces the single-writer rule: slot s of a job is processed only by the receive
  * thread of switch port {@code (s / slotsPerThread) % portCount}, so every slot's registers have
  * one writer and need no lock.
+ *
+ * <p>The source address and port are the only proof of who sent a packet: UDP carries no
+ * credentials, so a host that can forge a registered worker's source address on the switch's
+ * network is taken for that worker. Keeping such hosts off that network (a VLAN per tenant,
+ * source-address filtering at the first hop) is the network's job, not this program's.
  */
 final class PacketValidator {
     private final int portCount;

@@ -34,6 +34,7 @@ public final class SwitchConfig {
     private double egressDropProbability;
     private long dropSeed = DEFAULT_DROP_SEED;
     private boolean nativeTransport = true;
+    private boolean allowFaultInjection;
     private int poolSlots = DEFAULT_POOL_SLOTS;
     /** 0: the whole pool. */
     private int jobQuotaSlots;
@@ -112,6 +113,20 @@ public final class SwitchConfig {
         return egressDropProbability;
     }
 
+    /**
+     * Whether the drop simulator may drop anything: drop probabilities above 0, at start or later
+     * through {@link AggregationSwitch#setDropProbabilities}. Default false: a production switch
+     * never drops packets on request, whoever asks.
+     */
+    public SwitchConfig allowFaultInjection(boolean allow) {
+        this.allowFaultInjection = allow;
+        return this;
+    }
+
+    public boolean allowFaultInjection() {
+        return allowFaultInjection;
+    }
+
     /** Seed of the drop simulator; port i uses {@code dropSeed + i}. Default 0. */
     public SwitchConfig dropSeed(long dropSeed) {
         this.dropSeed = dropSeed;
@@ -173,6 +188,9 @@ public final class SwitchConfig {
         if (basePort != 0 && basePort + portCount - 1 > 65535) {
             throw new IllegalArgumentException("ports " + basePort + ".." + (basePort + portCount - 1) + " exceed 65535");
         }
+        if (!allowFaultInjection && (ingressDropProbability > 0 || egressDropProbability > 0)) {
+            throw new IllegalArgumentException(FaultInjectionRefusedException.MESSAGE);
+        }
         if (jobQuotaSlots > poolSlots) {
             throw new IllegalArgumentException("job quota " + jobQuotaSlots + " slots exceeds the pool of " + poolSlots
                     + " slots");
@@ -182,7 +200,8 @@ public final class SwitchConfig {
     SwitchConfig copy() {
         return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
-                .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots);
+                .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots)
+                .allowFaultInjection(allowFaultInjection);
     }
 
     @Override
@@ -190,6 +209,6 @@ public final class SwitchConfig {
         return "SwitchConfig{bindAddress=" + bindAddress + ", basePort=" + basePort + ", portCount=" + portCount
                 + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
                 + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + ", poolSlots="
-                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + "}";
+                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", allowFaultInjection=" + allowFaultInjection + "}";
     }
 }

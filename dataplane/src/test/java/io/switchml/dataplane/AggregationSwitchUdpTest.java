@@ -100,7 +100,7 @@ class AggregationSwitchUdpTest {
     @Test
     void ingressDropSimulatorCanBeTurnedOffWhileRunning() {
         try (AggregationSwitch aggregationSwitch = AggregationSwitch.start(new SwitchConfig()
-                .bindAddress("127.0.0.1").basePort(0).ingressDropProbability(1.0));
+                .bindAddress("127.0.0.1").basePort(0).allowFaultInjection(true).ingressDropProbability(1.0));
              LoopbackWorkers workers = new LoopbackWorkers(2, 1)) {
             int port = aggregationSwitch.ports()[0];
             JobSpec job = new JobSpec(1, "lossy", PayloadSize.B128, 1, 1, workers.endpoints(), false);

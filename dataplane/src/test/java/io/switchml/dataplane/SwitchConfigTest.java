@@ -62,4 +62,13 @@ class SwitchConfigTest {
         assertThat(copy.ingressDropProbability()).isEqualTo(0.5);
         assertThat(copy.dropSeed()).isEqualTo(9);
     }
+
+    @Test
+    void dropsNeedFaultInjectionAllowed() {
+        assertThat(new SwitchConfig().allowFaultInjection()).isFalse();
+        assertThatThrownBy(() -> new SwitchConfig().egressDropProbability(0.1).validate())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--allow-fault-injection");
+        new SwitchConfig().egressDropProbability(0.1).allowFaultInjection(true).validate();
+        assertThat(new SwitchConfig().allowFaultInjection(true).copy().allowFaultInjection()).isTrue();
+    }
 }

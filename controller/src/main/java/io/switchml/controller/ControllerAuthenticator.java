@@ -1,0 +1,71 @@
+package io.switchml.controller;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.switchml.controller.proto.ControllerGrpc;
+
+import java.net.InetSocketAddress;
+import java.util.Set;
+
+/**
+ * Reads the credentials of every Controller call from its metadata and refuses, before the call
+ * reaches the service, an operator call without the operator's token (when the switch has one) and
+ * any call presenting a wrong one. Job secrets are checked by the {@link JobRegistry}, which knows
+ * the jobs; this only digests what was presented ({@link Caller}).
+ */
+final class ControllerAuthenticator implements ServerInterceptor {
+    static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> JOB_SECRET = Metadata.Key.of("switchml-job-secret", Metadata.ASCII_STRING_MARSHALLER);
+    private static final String BEARER = "Bearer ";
+
+    /** Inspection and administration: the operator's. */
+    static final Set<String> OPERATOR_METHODS = Set.of(
+            ControllerGrpc.getStatusMethod().getFullMethodName(),
+            ControllerGrpc.getJobDetailMethod().getFullMethodName(),
+            ControllerGrpc.getSetDropProbabilitiesMethod().getFullMethodName(),
+            ControllerGrpc.getIssueJobSecretMethod().getFullMethodName());
+
+    /** Null when the switch has no operator token. */
+    private final byte[] operatorDigest;
+
+    ControllerAuthenticator(byte[] operatorDigest) {
+        this.operatorDigest = operatorDigest;
+    }
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        String method = call.getMethodDescriptor().getFullMethodName();
+        String authorization = headers.get(AUTHORIZATION);
+        boolean operator = false;
+        if (authorization != null && operatorDigest != null) {
+            operator = authorization.startsWith(BEARER)
+                    && Secrets.same(operatorDigest, Secrets.digest(authorization.substring(BEARER.length()).trim()));
+            if (!operator) {
+                return refuse(call, "the operator token presented is wrong; check --token-file (or SWITCHML_TOKEN)"
+                        + " against the switch's --operator-token-file");
+            }
+        }
+        if (operatorDigest != null && !operator && OPERATOR_METHODS.contains(method)) {
+            return refuse(call, "this switch needs the operator token for " + method.substring(method.lastIndexOf('/') + 1)
+                    + ": pass the file the switch was started with (--operator-token-file) as `switchml ctl --token-file FILE`,"
+                    + " or set SWITCHML_TOKEN");
+        }
+        String secret = headers.get(JOB_SECRET);
+        InetSocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
+                ? a : null;
+        Caller caller = new Caller(operator, secret == null ? null : Secrets.digest(secret),
+                remote == null ? null : remote.getAddress());
+        return Contexts.interceptCall(Context.current().withValue(Caller.KEY, caller), call, headers, next);
+    }
+
+    private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, String why) {
+        call.close(Status.UNAUTHENTICATED.withDescription(why), new Metadata());
+        return new ServerCall.Listener<>() { };
+    }
+}

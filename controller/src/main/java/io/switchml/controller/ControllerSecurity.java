@@ -1,0 +1,183 @@
+package io.switchml.controller;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How the controller protects itself and its tenants: TLS (optionally mutual), the operator's token,
+ * whether every job must carry a secret, who may open SwitchML sessions, and the limits that keep a
+ * flood of requests from growing the controller's state. Fluent setters, validated when called; the
+ * defaults (no TLS, no tokens, SwitchML sessions on) suit a switch on loopback.
+ */
+public final class ControllerSecurity {
+    /** Ranks waiting to join, all jobs and peers together. */
+    public static final int DEFAULT_MAX_PENDING_JOINS = 4096;
+    /** Ranks waiting to join from one peer address: a host of 256 ranks of four jobs fits. */
+    public static final int DEFAULT_MAX_PENDING_JOINS_PER_PEER = 1024;
+    /** Join requests one peer address may make per second, sustained. */
+    public static final int DEFAULT_JOINS_PER_SECOND_PER_PEER = 200;
+    /** Join requests one peer address may make at once after being quiet. */
+    public static final int DEFAULT_JOIN_BURST_PER_PEER = 1024;
+    /** Barrier or broadcast calls of one job waiting at once (distinct sequence numbers). */
+    public static final int DEFAULT_MAX_MEETINGS_PER_JOB = 1024;
+
+    private Path tlsCertificate;
+    private Path tlsKey;
+    private Path tlsClientCa;
+    private byte[] operatorTokenDigest;
+    private boolean requireJobSecrets;
+    private SessionPolicy switchmlSessions = SessionPolicy.ON;
+    private int maxPendingJoins = DEFAULT_MAX_PENDING_JOINS;
+    private int maxPendingJoinsPerPeer = DEFAULT_MAX_PENDING_JOINS_PER_PEER;
+    private int joinsPerSecondPerPeer = DEFAULT_JOINS_PER_SECOND_PER_PEER;
+    private int joinBurstPerPeer = DEFAULT_JOIN_BURST_PER_PEER;
+    private int maxMeetingsPerJob = DEFAULT_MAX_MEETINGS_PER_JOB;
+
+    /** The defaults: plaintext, no tokens. */
+    public ControllerSecurity() {
+    }
+
+    /** Serves TLS with this certificate chain and its private key (PEM; the key PKCS#8, as openssl genpkey writes it). */
+    public ControllerSecurity tls(Path certificateChain, Path privateKey) {
+        this.tlsCertificate = readable(certificateChain, "TLS certificate");
+        this.tlsKey = readable(privateKey, "TLS private key");
+        return this;
+    }
+
+    /** Mutual TLS: every client must present a certificate signed by one of these CAs (PEM). Needs {@link #tls}. */
+    public ControllerSecurity tlsClientCa(Path caCertificates) {
+        this.tlsClientCa = readable(caCertificates, "TLS client CA");
+        return this;
+    }
+
+    /**
+     * The operator's token: when set, Status, JobDetail, SetDropProbabilities and IssueJobSecret need it.
+     * Only its digest is kept.
+     */
+    public ControllerSecurity operatorToken(String token) {
+        this.operatorTokenDigest = Secrets.digest(Secrets.requireUsable(token, "operator token"));
+        return this;
+    }
+
+    /** Whether a join that presents no job secret is refused. Default false. */
+    public ControllerSecurity requireJobSecrets(boolean require) {
+        this.requireJobSecrets = require;
+        return this;
+    }
+
+    /** Who may use SwitchML's own session protocol, which carries no credentials. Default {@link SessionPolicy#ON}. */
+    public ControllerSecurity switchmlSessions(SessionPolicy policy) {
+        this.switchmlSessions = Objects.requireNonNull(policy, "policy");
+        return this;
+    }
+
+    public ControllerSecurity maxPendingJoins(int joins) {
+        this.maxPendingJoins = positive(joins, "maxPendingJoins");
+        return this;
+    }
+
+    public ControllerSecurity maxPendingJoinsPerPeer(int joins) {
+        this.maxPendingJoinsPerPeer = positive(joins, "maxPendingJoinsPerPeer");
+        return this;
+    }
+
+    /** The per-peer token bucket of join requests: {@code perSecond} sustained, {@code burst} at once. */
+    public ControllerSecurity joinRatePerPeer(int perSecond, int burst) {
+        this.joinsPerSecondPerPeer = positive(perSecond, "joins per second");
+        this.joinBurstPerPeer = positive(burst, "join burst");
+        return this;
+    }
+
+    public ControllerSecurity maxMeetingsPerJob(int meetings) {
+        this.maxMeetingsPerJob = positive(meetings, "maxMeetingsPerJob");
+        return this;
+    }
+
+    public boolean tlsEnabled() {
+        return tlsCertificate != null;
+    }
+
+    public Path tlsCertificate() {
+        return tlsCertificate;
+    }
+
+    public Path tlsKey() {
+        return tlsKey;
+    }
+
+    /** Null without mutual TLS. */
+    public Path tlsClientCa() {
+        return tlsClientCa;
+    }
+
+    public boolean operatorTokenSet() {
+        return operatorTokenDigest != null;
+    }
+
+    /** Null when no operator token is set. */
+    byte[] operatorTokenDigest() {
+        return operatorTokenDigest;
+    }
+
+    public boolean requireJobSecrets() {
+        return requireJobSecrets;
+    }
+
+    public SessionPolicy switchmlSessions() {
+        return switchmlSessions;
+    }
+
+    public int maxPendingJoins() {
+        return maxPendingJoins;
+    }
+
+    public int maxPendingJoinsPerPeer() {
+        return maxPendingJoinsPerPeer;
+    }
+
+    public int joinsPerSecondPerPeer() {
+        return joinsPerSecondPerPeer;
+    }
+
+    public int joinBurstPerPeer() {
+        return joinBurstPerPeer;
+    }
+
+    public int maxMeetingsPerJob() {
+        return maxMeetingsPerJob;
+    }
+
+    /** The checks that involve more than one setting. */
+    void validate() {
+        if (tlsClientCa != null && tlsCertificate == null) {
+            throw new IllegalArgumentException("a TLS client CA (mutual TLS) needs the server's own certificate and key"
+                    + " (--tls-cert and --tls-key)");
+        }
+    }
+
+    private static Path readable(Path path, String what) {
+        Objects.requireNonNull(path, what);
+        if (!Files.isReadable(path)) {
+            throw new IllegalArgumentException(what + " " + path + " is not a readable file");
+        }
+        return path;
+    }
+
+    private static int positive(int value, String what) {
+        if (value < 1) {
+            throw new IllegalArgumentException(what + " must be at least 1, not " + value);
+        }
+        return value;
+    }
+
+    /** Never shows the token, only whether there is one. */
+    @Override
+    public String toString() {
+        return "ControllerSecurity{tls=" + (tlsEnabled() ? tlsCertificate : "off") + ", mutualTls=" + (tlsClientCa != null)
+                + ", operatorToken=" + (operatorTokenSet() ? "set" : "none") + ", requireJobSecrets=" + requireJobSecrets
+                + ", switchmlSessions=" + switchmlSessions + ", maxPendingJoins=" + maxPendingJoins
+                + ", maxPendingJoinsPerPeer=" + maxPendingJoinsPerPeer + ", joinsPerSecondPerPeer=" + joinsPerSecondPerPeer
+                + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob + "}";
+    }
+}

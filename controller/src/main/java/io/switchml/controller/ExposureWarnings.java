@@ -1,0 +1,55 @@
+package io.switchml.controller;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What an operator should hear at start-up about a switch reachable beyond this host with its
+ * control plane open: anyone who reaches the port could then join, read or end jobs.
+ */
+final class ExposureWarnings {
+    private ExposureWarnings() {
+    }
+
+    static List<String> of(String controllerBind, ControllerSecurity security) {
+        List<String> warnings = new ArrayList<>();
+        if (loopback(controllerBind)) {
+            return warnings;
+        }
+        String where = "the controller listens on " + controllerBind + " (beyond loopback)";
+        if (!security.tlsEnabled()) {
+            warnings.add(where + " without TLS: tokens, secrets and job details cross the network in clear text"
+                    + " (--tls-cert/--tls-key, and --tls-client-ca for mutual TLS)");
+        }
+        if (!security.operatorTokenSet()) {
+            warnings.add(where + " without an operator token: anyone who reaches it can list every job and read its"
+                    + " details (--operator-token-file)");
+        }
+        if (!security.requireJobSecrets()) {
+            warnings.add(where + " and jobs need no secret: anyone who reaches it can join, leave or abort a job that"
+                    + " has none (--require-job-secrets)");
+        }
+        if (security.switchmlSessions().everyone()) {
+            warnings.add(where + " and SwitchML's session protocol, which has no credentials, is open to every address"
+                    + " (--switchml-sessions off, or a list of subnets)");
+        }
+        return warnings;
+    }
+
+    /** A literal loopback address or localhost; never does a DNS lookup for anything else. */
+    static boolean loopback(String bind) {
+        if (bind.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        if (!bind.matches("[0-9a-fA-F:.]+")) {
+            return false;
+        }
+        try {
+            return InetAddress.getByName(bind).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+}

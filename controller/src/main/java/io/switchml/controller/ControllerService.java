@@ -101,7 +101,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
-        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(),
+        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(), request.getOperations(),
                 reply(observer, v -> LeaveResponse.getDefaultInstance()));
     }
 

@@ -86,7 +86,7 @@ final class SwitchSession implements AllReduce {
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
     private volatile Runnable cancelWatch;
     private final StallDiagnosis stallDiagnosis;
-    /** Submitted and not yet completed, by sequence: what a rank that left may leave waiting. */
+    /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
             new java.util.concurrent.ConcurrentSkipListMap<>();
     /** The first RANK_LEFT event (by fewest finished all-reduces); guarded by this. */
@@ -356,9 +356,11 @@ final class SwitchSession implements AllReduce {
         if (leftEvent == null || event.getLeftOperations() < leftEvent.getLeftOperations()) {
             leftEvent = event;
         }
-        var waiting = inFlight.tailMap(event.getLeftOperations(), true);
-        if (!waiting.isEmpty()) {
-            jobFailed(rankLeft(event, "waits on " + waiting.firstEntry().getValue().description()));
+        for (Operation<?> waiting : inFlight.tailMap(event.getLeftOperations(), true).values()) {
+            if (!waiting.future.isDone()) {
+                jobFailed(rankLeft(event, "waits on " + waiting.description()));
+                return;
+            }
         }
     }
 
@@ -592,8 +594,14 @@ final class SwitchSession implements AllReduce {
         }
         closed = true;
         // All-reduces finished in order: the others' from here on would wait for this rank in vain.
-        Long firstUnfinished = inFlight.isEmpty() ? null : inFlight.firstKey();
-        long finished = firstUnfinished != null ? firstUnfinished : operationSequence.get();
+        long finished = operationSequence.get();
+        for (Operation<?> operation : inFlight.values()) {
+            // Done but not yet removed: the map is cleaned up after the caller may have seen the result.
+            if (!operation.future.isDone()) {
+                finished = operation.sequence;
+                break;
+            }
+        }
         RuntimeException closing = new IllegalStateException("the SwitchML context was closed");
         for (WorkerLane lane : lanes) {
             lane.abortAll(closing);

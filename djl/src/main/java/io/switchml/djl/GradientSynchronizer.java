@@ -137,6 +137,7 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
         unchecked = 0;
         return shadowed[0];
     }
+
     @Override
     public void onTrainingBatch(Trainer trainer, BatchData batchData) {
         if (trainer.getDevices().length != 1) {

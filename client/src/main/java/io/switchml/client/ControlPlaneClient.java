@@ -91,8 +91,10 @@ final class ControlPlaneClient implements AutoCloseable {
                 () -> withDeadline(timeout).broadcast(request)).getValue().toByteArray();
     }
 
-    void leave(int jobNumber, long jobId, int rank) {
-        LeaveRequest request = LeaveRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank).build();
+    /** @param operations the all-reduces this rank finished in order (see {@code LeaveRequest.operations}) */
+    void leave(int jobNumber, long jobId, int rank, long operations) {
+        LeaveRequest request = LeaveRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank)
+                .setOperations(operations).build();
         Duration timeout = Duration.ofSeconds(5);
         call("leave job " + jobNumber, timeout, () -> withDeadline(timeout).leave(request));
     }

@@ -35,6 +35,7 @@ import java.util.function.Function;
  * tried. Without failover, a lost switch fails the job as {@link SwitchSession} describes.
  */
 public final class SwitchMLContext implements AllReduce {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SwitchMLContext.class);
     /** How many finished all-reduces' lengths are kept, for failovers that find another worker behind. */
     private static final int FINISHED_HISTORY = 1024;
 
@@ -88,6 +89,8 @@ public final class SwitchMLContext implements AllReduce {
             if (!config.fallback().equals("none")) {
                 context.prepareFallback(first);
             }
+            LOG.info("rank {} of {} joined job '{}' (job number {}) at {}", config.rank(), config.workers(), config.job(),
+                    first.jobNumber(), first.controller());
             return context;
         } catch (RuntimeException e) {
             context.close();

@@ -86,6 +86,11 @@ final class SwitchSession implements AllReduce {
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
     private volatile Runnable cancelWatch;
     private final StallDiagnosis stallDiagnosis;
+    /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** The first RANK_LEFT event (by fewest finished all-reduces); guarded by this. */
+    private JobEvent leftEvent;
 
     /** Where a session reports that its switch is gone. */
     interface SwitchLossListener {
@@ -279,6 +284,10 @@ final class SwitchSession implements AllReduce {
             operation.future.completeExceptionally(again(lost));
             return operation.future;
         }
+        if (leftEvent != null && operation.sequence >= leftEvent.getLeftOperations()) {
+            operation.future.completeExceptionally(rankLeft(leftEvent, "submits " + operation.description()));
+            return operation.future;
+        }
         RuntimeException error = broken;
         if (error != null) {
             operation.future.completeExceptionally(new SwitchMLException(
@@ -290,6 +299,8 @@ final class SwitchSession implements AllReduce {
         int k = config.elementsPerPacket();
         int blocks = (operation.length + k - 1) / k;
         int lanesCount = lanes.size();
+        inFlight.put(operation.sequence, operation);
+        operation.future.whenComplete((v, e) -> inFlight.remove(operation.sequence));
         for (int t = 0; t < lanesCount; t++) {
             int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
@@ -331,8 +342,30 @@ final class SwitchSession implements AllReduce {
             case WATCHING -> watching.complete(null);
             case RANKS_FAILED -> jobFailed(new WorkerFailedException(event.getJobName(), event.getJobNumber(),
                     event.getFailedRanksList(), rank(), event.getReason()));
+            case RANK_LEFT -> rankLeft(event);
             default -> LOG.debug("rank {} ignores job event {}", rank(), event.getKind());
         }
+    }
+
+    /**
+     * A rank left: all-reduces it finished complete here too (the switch keeps their results for
+     * retransmission), but one it never finished cannot. Fails at once what waits on it, and later
+     * submissions from that number on; synchronized with submission so none slips between.
+     */
+    private synchronized void rankLeft(JobEvent event) {
+        if (leftEvent == null || event.getLeftOperations() < leftEvent.getLeftOperations()) {
+            leftEvent = event;
+        }
+        for (Operation<?> waiting : inFlight.tailMap(event.getLeftOperations(), true).values()) {
+            if (!waiting.future.isDone()) {
+                jobFailed(rankLeft(event, "waits on " + waiting.description()));
+                return;
+            }
+        }
+    }
+
+    private RankLeftException rankLeft(JobEvent event, String waiting) {
+        return new RankLeftException(config.job(), jobNumber, event.getLeftRank(), event.getLeftOperations(), rank(), waiting);
     }
 
     /** The watch ended without this rank leaving: the controller (the switch process) is gone. */
@@ -560,6 +593,15 @@ final class SwitchSession implements AllReduce {
             return;
         }
         closed = true;
+        // All-reduces finished in order: the others' from here on would wait for this rank in vain.
+        long finished = operationSequence.get();
+        for (Operation<?> operation : inFlight.values()) {
+            // Done but not yet removed: the map is cleaned up after the caller may have seen the result.
+            if (!operation.future.isDone()) {
+                finished = operation.sequence;
+                break;
+            }
+        }
         RuntimeException closing = new IllegalStateException("the SwitchML context was closed");
         for (WorkerLane lane : lanes) {
             lane.abortAll(closing);
@@ -568,7 +610,7 @@ final class SwitchSession implements AllReduce {
             // The controller ends the watch when the rank leaves. After the switch went away there is
             // nothing to leave (and a restarted one may run another job under this number).
             if (!(jobFailure.getNow(null) instanceof SwitchUnavailableException)) {
-                control.leave(jobNumber, jobId, rank());
+                control.leave(jobNumber, jobId, rank(), finished);
             }
         } catch (SwitchMLException e) {
             LOG.debug("leaving job {} failed: {}", jobNumber, e.getMessage());

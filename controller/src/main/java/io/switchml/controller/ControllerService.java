@@ -113,7 +113,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
-        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(), Caller.current(),
+        registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(), request.getOperations(),
+                Caller.current(),
                 reply(observer, v -> LeaveResponse.getDefaultInstance()));
     }
 

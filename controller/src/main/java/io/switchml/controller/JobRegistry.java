@@ -546,9 +546,10 @@ final class JobRegistry {
 
     /**
      * A rank leaves, which ends its watch; once every rank has left, the job is removed from the
-     * switch. Leaving an aborted job only ends the rank's watch.
+     * switch; until then the other ranks' watches are told who left after how many all-reduces, so
+     * that one waiting for the leaver fails at once. Leaving an aborted job only ends the rank's watch.
      */
-    synchronized void leave(int jobNumber, long jobId, int rank, Caller caller, Reply<Void> reply) {
+    synchronized void leave(int jobNumber, long jobId, int rank, long operations, Caller caller, Reply<Void> reply) {
         Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
         if (job == null) {
             return;
@@ -581,6 +582,10 @@ final class JobRegistry {
             byNumber[jobNumber] = null;
             byName.remove(job.name, job);
             LOG.info("job '{}' (job number {}) ended: every rank left", job.name, jobNumber);
+        } else {
+            JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
+                    .setJobNumber(job.number).setLeftRank(rank).setLeftOperations(operations).build();
+            job.watches.values().forEach(w -> w.event(event));
         }
         reply.ok(null);
     }

@@ -143,16 +143,20 @@ class WatchTest extends ControllerTestSupport {
     }
 
     @Test
-    void aLeaveEndsTheRanksWatchWithoutAnyEvent() throws Exception {
+    void aLeaveEndsTheRanksWatchAndTellsTheOthersAfterHowManyAllReduces() throws Exception {
         JoinResponse joined = formWatchedJob("job", 2, 40_000, LONG_TIMEOUT_MS).get(0);
         int number = joined.getJobNumber();
         Watch w0 = watch(connection(), number, joined.getJobId(), 0);
         Watch w1 = watch(connection(), number, joined.getJobId(), 1);
 
-        stub().leave(LeaveRequest.newBuilder().setJobNumber(number).setJobId(joined.getJobId()).setRank(0).build());
+        stub().leave(LeaveRequest.newBuilder().setJobNumber(number).setJobId(joined.getJobId()).setRank(0)
+                .setOperations(17).build());
         assertThat(w0.next(5_000)).isEqualTo(COMPLETED);
-        assertThat(w1.next(500)).as("no event for a rank that left").isNull();
-        assertThat(service.dataplane().job(number)).isPresent();
+        JobEvent left = w1.nextEvent();
+        assertThat(left.getKind()).isEqualTo(JobEvent.Kind.RANK_LEFT);
+        assertThat(left.getLeftRank()).isZero();
+        assertThat(left.getLeftOperations()).isEqualTo(17);
+        assertThat(service.dataplane().job(number)).as("the others' job goes on").isPresent();
 
         stub().leave(leave(number, 1));
         assertThat(w1.next(5_000)).isEqualTo(COMPLETED);

@@ -8,8 +8,11 @@ import ai.djl.training.listener.TrainingListenerAdapter;
 import io.switchml.client.AllReduce;
 import io.switchml.client.Futures;
 import io.switchml.client.ReduceOp;
+import io.switchml.client.StepCountMismatchException;
+import io.switchml.client.UnevenInputs;
 
 import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -34,10 +37,26 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Workers must start from the same parameters ({@link ParameterBroadcast}); the first
  * synchronization checks that every worker has the same parameter names and shapes.
+ *
+ * <p><b>Steps per rank.</b> Every step begins with a two-int all-reduce ({@link UnevenInputs}) in
+ * which the ranks agree on who still trains; the gradients are submitted right behind it, so it
+ * adds no round trip to wait for. By default every rank must run the same number of
+ * steps per epoch: at the end of an epoch ({@code onEpoch}, which {@code EasyTrain.fit} fires, or
+ * {@link #finish()} in a custom loop) a rank that still has data fails, and so does the one that
+ * ended, with {@link StepCountMismatchException}. With {@link #joinUnevenInputs()}, a rank that runs out
+ * of data joins instead ({@link #join(Trainer)}, at every epoch's end): it contributes zeros to the
+ * others' remaining steps, the mean divides by the ranks still training, and it applies the same
+ * averaged gradient with {@code trainer.step()}, so every rank ends the epoch with identical
+ * parameters (and optimizer state).
  */
 public final class GradientSynchronizer extends TrainingListenerAdapter {
     private final AllReduce allReduce;
     private final long bucketBytes;
+    private final UnevenInputs uneven;
+    private boolean joinUneven;
+    /** Steps since the last epoch end; a custom loop that ends with some unchecked is checked on close. */
+    private long unchecked;
+    private boolean failed;
     private Block block;
     private TensorFusion fusion;
     private CompletableFuture<?>[] inFlight;
@@ -52,6 +71,72 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
     public GradientSynchronizer(AllReduce allReduce, long bucketBytes) {
         this.allReduce = allReduce;
         this.bucketBytes = bucketBytes;
+        this.uneven = new UnevenInputs(allReduce);
+    }
+
+    /**
+     * Lets the ranks hold different numbers of batches: at each epoch's end a rank that ran out
+     * joins ({@link #join(Trainer)}) instead of failing the job.
+     */
+    public GradientSynchronizer joinUnevenInputs() {
+        this.joinUneven = true;
+        return this;
+    }
+
+    /** {@code EasyTrain.fit} fires it after each epoch: the ranks that ran out wait here for the others. */
+    @Override
+    public void onEpoch(Trainer trainer) {
+        endEpoch(trainer);
+    }
+
+    /** {@code Trainer.close} fires it: a custom loop that never ended its last epoch is checked here. */
+    @Override
+    public void onTrainingEnd(Trainer trainer) {
+        if (unchecked > 0 && !failed) {
+            endEpoch(trainer);
+        }
+    }
+
+    private void endEpoch(Trainer trainer) {
+        if (joinUneven) {
+            join(trainer);
+        } else {
+            prepare(trainer.getModel().getBlock());
+            guarded(uneven::finish);
+            unchecked = 0;
+        }
+    }
+
+    /**
+     * Every rank must end here, at the same step (a custom loop's end of an epoch); fails on every
+     * rank with {@link StepCountMismatchException} when one still has data.
+     */
+    public void finish() {
+        guarded(uneven::finish);
+        unchecked = 0;
+    }
+
+    /**
+     * This rank has run out of data: until every rank has, it takes part in the others' steps with
+     * zero gradients, and applies their mean with {@code trainer.step()} as they do. Returns the
+     * steps it shadowed.
+     */
+    public long join(Trainer trainer) {
+        Block model = trainer.getModel().getBlock();
+        List<TensorFusion.Bucket> buckets = prepare(model);
+        long[] shadowed = new long[1];
+        guarded(() -> shadowed[0] = uneven.join(training -> {
+            for (TensorFusion.Bucket bucket : buckets) {
+                FloatBuffer floats = bucket.floats();
+                for (int i = 0; i < floats.limit(); i++) {
+                    floats.put(i, 0f);
+                }
+            }
+            aggregate(buckets, CompletableFuture.completedFuture(training), false);
+            trainer.step();
+        }));
+        unchecked = 0;
+        return shadowed[0];
     }
 
     @Override
@@ -67,24 +152,56 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
     public void synchronize(Block block) {
         long start = System.nanoTime();
         List<TensorFusion.Bucket> buckets = prepare(block);
+        // The step's agreement goes first and the buckets right behind it, without waiting for it.
+        guarded(() -> aggregate(buckets, uneven.stepAsync(), true));
+        steps++;
+        unchecked++;
+        aggregationNanos += System.nanoTime() - start;
+    }
+
+    /**
+     * The mean over the {@code training} ranks of every bucket, written back as the gradients:
+     * packed from them first when {@code read}, else the buckets' contents (zeros) go as they are.
+     */
+    private void aggregate(List<TensorFusion.Bucket> buckets, CompletableFuture<Integer> trainingRanks, boolean read) {
         for (int b = 0; b < buckets.size(); b++) {
             TensorFusion.Bucket bucket = buckets.get(b);
-            bucket.forEachTensor(GradientSynchronizer::readGradient);
+            if (read) {
+                bucket.forEachTensor(GradientSynchronizer::readGradient);
+            }
             inFlight[b] = allReduce.allReduceAsync(bucket.floats(), bucket.floats(), ReduceOp.MEAN);
         }
         try {
+            int training = Futures.await(trainingRanks);
+            // MEAN divides by all ranks; joined ones added zeros, so the mean over those training is larger by this.
+            float rescale = training == allReduce.workers() ? 1f : (float) allReduce.workers() / training;
             for (int b = 0; b < buckets.size(); b++) {
                 Futures.await(inFlight[b]);
-                buckets.get(b).forEachTensor(GradientSynchronizer::writeGradient);
+                TensorFusion.Bucket bucket = buckets.get(b);
+                if (rescale != 1f) {
+                    FloatBuffer floats = bucket.floats();
+                    for (int i = 0; i < floats.limit(); i++) {
+                        floats.put(i, floats.get(i) * rescale);
+                    }
+                }
+                bucket.forEachTensor(GradientSynchronizer::writeGradient);
             }
         } finally {
             java.util.Arrays.fill(inFlight, null);
         }
-        steps++;
-        aggregationNanos += System.nanoTime() - start;
     }
 
-    /** Synchronizations done so far. */
+    /** Runs a step of the protocol; after a failure the ranks are out of step, so the end-of-training check is skipped. */
+    private void guarded(Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
+        }
+    }
+
+    /** Synchronizations done so far (steps with data; shadowed steps of {@link #join} not counted). */
     public long steps() {
         return steps;
     }

@@ -221,7 +221,11 @@ class Agent:
             if not self._pending:
                 self._busy_since = time.monotonic()
             self._pending.append((request_id, offset, nbytes, tensor, view, future, time.monotonic()))
-            self._send("R %d %d %d %s %s" % (request_id, offset, tensor.numel(), op, _TYPES[tensor.dtype]))
+            try:
+                self._send("R %d %d %d %s %s" % (request_id, offset, tensor.numel(), op, _TYPES[tensor.dtype]))
+            except OSError as e:
+                self._fail("cannot send to the agent: %s" % e)
+                raise self._error from None
         return future
 
     def _allocate(self, nbytes):

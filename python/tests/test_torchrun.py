@@ -23,3 +23,21 @@ def test_a_failing_rank_fails_the_launch(launcher, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 7, run.stdout + run.stderr
     assert "rank 1 exited with code 7" in run.stderr
+
+
+@pytest.mark.parametrize("hook", ["switchml", "gloo"])
+def test_torch_train_prints_one_json_object_with_train_s_fields(launcher, hook):
+    import json
+    run = subprocess.run([launcher, "torch-train", "--workers", "2", "--epochs", "1", "--limit", "2048", "--hook", hook,
+                          "--format", "json", "--python", sys.executable, "--timeout", "PT120S"],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert len(lines) == 1, run.stdout
+    result = json.loads(lines[0])
+    for field in ("aggregation", "workers", "epochs", "batch_size", "test_accuracy", "images_per_s",
+                  "aggregation_fraction", "parameters_identical", "wall_seconds", "per_epoch"):
+        assert field in result
+    assert result["hook"] == hook and result["workers"] == 2 and result["parameters_identical"] is True
+    assert len(result["per_epoch"]) == 1 and result["per_epoch"][0]["images"] == 2048
+    assert (result["aggregation_fraction"] is None) == (hook == "gloo")

@@ -46,6 +46,9 @@ final class TorchLauncher {
         if (workers < 1) {
             throw new IllegalArgumentException("--workers must be at least 1");
         }
+        if (!List.of("switchml", "ring", "ps", "none").contains(algorithm)) {
+            throw new IllegalArgumentException("--algo must be switchml, ring or ps, not " + algorithm);
+        }
         Path home = home();
         AggregationService embedded = null;
         if (algorithm.equals("switchml") && controller == null) {

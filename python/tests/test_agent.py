@@ -60,17 +60,19 @@ def test_an_agent_leaves_when_its_python_process_dies(tmp_path):
         import switchml_torch
         dist.init_process_group("gloo", init_method="file://%s", rank=0, world_size=1)
         agent = switchml_torch.start_agent(algo="ring")
-        print(agent._process.pid, flush=True)
+        print(agent._process.pid, agent._shm_path, flush=True)
         os._exit(3)
     """ % (os.path.join(os.path.dirname(__file__), ".."), tmp_path / "store"))
     run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
     assert run.returncode == 3, run.stderr
-    pid = int(run.stdout.strip())
+    pid, shm = run.stdout.split()
+    pid = int(pid)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
+            assert not os.path.exists(shm), "the agent left its shared memory behind"
             return
         time.sleep(0.1)
     pytest.fail("agent %d still runs 60 s after its Python process died" % pid)

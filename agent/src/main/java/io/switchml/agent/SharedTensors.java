@@ -30,6 +30,8 @@ final class SharedTensors implements AutoCloseable {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(0);
             raf.setLength(bytes);
+            // Also removed when the agent is stopped by a signal (its process died, the launcher stopped it).
+            file.toFile().deleteOnExit();
             MappedByteBuffer mapping = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, bytes);
             mapping.order(ByteOrder.nativeOrder());
             return new SharedTensors(file, mapping);

@@ -149,9 +149,13 @@ def main(argv=None):
         else:
             print("test accuracy %.4f, %.0f images/s, parameters identical on all %d ranks: %s"
                   % (summary["test_accuracy"], summary["images_per_s"], world, identical))
-    dist.destroy_process_group()
+    dist.barrier()
     return 0 if identical else 2
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Gloo's teardown at interpreter exit (1.13) sometimes hangs after all work is done; nothing is left to clean up.
+    os._exit(code)

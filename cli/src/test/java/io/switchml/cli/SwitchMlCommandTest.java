@@ -128,4 +128,19 @@ class SwitchMlCommandTest {
         assertThat(cl.execute("train", "--data", "/no/such/dir", "--aggregation", "none", "--workers", "1")).isNotZero();
         assertThat(err.toString()).contains("apt-get install dataset-fashion-mnist");
     }
+
+    @Test
+    void torchCommandsRefuseUnknownHooksAndAlgorithms() {
+        CommandLine cl = SwitchMlCommand.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err));
+        assertThat(cl.execute("torch-train", "--hook", "allgather")).isNotZero();
+        assertThat(err.toString()).contains("--hook must be switchml, ring, ps or gloo, not allgather");
+        assertThat(cl.execute("torch-train", "--format", "xml")).isNotZero();
+        assertThat(err.toString()).contains("--format must be table or json, not xml");
+        assertThat(cl.execute("torchrun", "--algo", "allgather", "train.py")).isNotZero();
+        assertThat(err.toString()).contains("--algo must be switchml, ring or ps, not allgather");
+        assertThat(cl.execute("torchrun", "--workers", "0", "train.py")).isNotZero();
+        assertThat(err.toString()).contains("--workers must be at least 1");
+    }
 }

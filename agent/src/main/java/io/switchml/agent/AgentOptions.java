@@ -1,0 +1,42 @@
+package io.switchml.agent;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What one agent serves: the job it joins for its rank, and where its local process reaches it.
+ *
+ * @param algorithm        {@code switchml}, {@code ring} or {@code ps}
+ * @param controller       {@code HOST:PORT} of the switch's controller ({@code switchml} only)
+ * @param job              the job's name at the switch ({@code switchml} only)
+ * @param socket           the Unix-domain socket the agent listens on for requests
+ * @param sharedMemory     the file the agent creates and maps, where the local process puts its tensors
+ * @param sharedMemoryBytes the file's size; every tensor in flight must fit in it
+ * @param settings         further {@code switchml.*} worker settings
+ * @param connectTimeout   how long the agent waits for the local process to connect
+ * @param operationTimeout how long one all-reduce may take before the agent gives up on the job
+ * @param idleTimeout      how long the agent waits for the local process's next request before leaving the job
+ */
+public record AgentOptions(String algorithm, int rank, int workers, String controller, String job, Path socket,
+                           Path sharedMemory, long sharedMemoryBytes, Map<String, String> settings,
+                           Duration connectTimeout, Duration operationTimeout, Duration idleTimeout) {
+    /** A mapped buffer is indexed by int. */
+    public static final long MAX_SHARED_MEMORY_BYTES = Integer.MAX_VALUE & ~7L;
+
+    public AgentOptions {
+        if (!algorithm.equals("switchml") && !algorithm.equals("ring") && !algorithm.equals("ps")) {
+            throw new IllegalArgumentException("unknown algorithm '" + algorithm + "'; known: switchml, ring, ps");
+        }
+        if (workers < 1 || rank < 0 || rank >= workers) {
+            throw new IllegalArgumentException("rank " + rank + " is not in 0.." + (workers - 1) + " (workers " + workers + ")");
+        }
+        if (algorithm.equals("switchml") && (controller == null || job == null)) {
+            throw new IllegalArgumentException("switchml needs the controller's HOST:PORT and the job's name");
+        }
+        if (sharedMemoryBytes < 8 || sharedMemoryBytes > MAX_SHARED_MEMORY_BYTES) {
+            throw new IllegalArgumentException("shared memory of " + sharedMemoryBytes + " bytes is outside 8.." + MAX_SHARED_MEMORY_BYTES);
+        }
+        settings = Map.copyOf(settings);
+    }
+}

@@ -1,0 +1,188 @@
+package io.switchml.cli;
+
+import io.switchml.controller.AggregationService;
+import io.switchml.dataplane.SwitchConfig;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts N Python ranks of a PyTorch script on this host, as {@code torchrun} does (RANK, WORLD_SIZE,
+ * MASTER_ADDR, MASTER_PORT, LOCAL_RANK), plus what {@code switchml_torch.start_agent()} reads to start
+ * each rank's agent: the algorithm, the embedded switch's controller and a job name, and the Java
+ * command. Rank 0's standard output is this process's; everything else goes to standard error
+ * with the rank in front. When one rank fails, the others are stopped.
+ */
+final class TorchLauncher {
+    /** How long ranks get to end on their own after one failed, before they are killed. */
+    private static final Duration GRACE = Duration.ofSeconds(10);
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    TorchLauncher(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** @return the first failing rank's exit code, or 0 */
+    int run(int workers, String algorithm, String controller, String python, List<String> scriptAndArgs, Duration timeout)
+            throws InterruptedException, IOException {
+        if (workers < 1) {
+            throw new IllegalArgumentException("--workers must be at least 1");
+        }
+        if (!List.of("switchml", "ring", "ps", "none").contains(algorithm)) {
+            throw new IllegalArgumentException("--algo must be switchml, ring or ps, not " + algorithm);
+        }
+        Path home = home();
+        AggregationService embedded = null;
+        if (algorithm.equals("switchml") && controller == null) {
+            embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
+            controller = "127.0.0.1:" + embedded.controllerPort();
+            err.println("embedded switch: controller " + controller);
+        }
+        List<Process> ranks = new ArrayList<>();
+        List<Thread> pumps = new ArrayList<>();
+        try {
+            String job = "torch-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+            int masterPort = freePort();
+            for (int r = 0; r < workers; r++) {
+                List<String> command = new ArrayList<>(List.of(python, "-u"));
+                command.addAll(scriptAndArgs);
+                ProcessBuilder pb = new ProcessBuilder(command);
+                Map<String, String> env = pb.environment();
+                env.put("RANK", String.valueOf(r));
+                env.put("LOCAL_RANK", String.valueOf(r));
+                env.put("WORLD_SIZE", String.valueOf(workers));
+                env.put("LOCAL_WORLD_SIZE", String.valueOf(workers));
+                env.put("MASTER_ADDR", "127.0.0.1");
+                env.put("MASTER_PORT", String.valueOf(masterPort));
+                env.put("SWITCHML_ALGO", algorithm);
+                env.put("SWITCHML_JOB", job);
+                if (controller != null) {
+                    env.put("SWITCHML_CONTROLLER", controller);
+                }
+                env.put("SWITCHML_JAVA", ProcessHandle.current().info().command().orElse("java"));
+                env.put("SWITCHML_CLASSPATH", System.getProperty("java.class.path"));
+                String pythonPath = home.resolve("python").toString();
+                String old = env.get("PYTHONPATH");
+                env.put("PYTHONPATH", old == null || old.isEmpty() ? pythonPath : pythonPath + ":" + old);
+                // One rank per core at most on a small host; each rank's PyTorch would otherwise start a thread per core.
+                env.putIfAbsent("OMP_NUM_THREADS", "1");
+                Process p = pb.start();
+                ranks.add(p);
+                pumps.add(pump(p.getInputStream(), r == 0 ? out : err, r == 0 ? "" : "[rank " + r + "] "));
+                pumps.add(pump(p.getErrorStream(), err, "[rank " + r + "] "));
+            }
+            return await(ranks, timeout);
+        } finally {
+            for (Process p : ranks) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+            for (Thread t : pumps) {
+                t.join(GRACE.toMillis());
+            }
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    private int await(List<Process> ranks, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            boolean all = true;
+            for (int r = 0; r < ranks.size(); r++) {
+                Process p = ranks.get(r);
+                if (p.isAlive()) {
+                    all = false;
+                } else if (p.exitValue() != 0) {
+                    err.println("switchml torchrun: rank " + r + " exited with code " + p.exitValue() + "; stopping the other ranks");
+                    stopAll(ranks);
+                    return p.exitValue();
+                }
+            }
+            if (all) {
+                return 0;
+            }
+            if (System.nanoTime() > deadline) {
+                err.println("switchml torchrun: the ranks did not finish within " + timeout + " (--timeout); stopping them");
+                stopAll(ranks);
+                return 1;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static void stopAll(List<Process> ranks) throws InterruptedException {
+        ranks.forEach(Process::destroy);
+        for (Process p : ranks) {
+            p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static Thread pump(InputStream stream, PrintStream to, String prefix) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    to.println(prefix + line);
+                }
+            } catch (IOException ignored) {
+                // The rank's pipe closed under us when it was killed: nothing more to copy.
+            }
+        }, "torchrun-output");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** torch.distributed's rendezvous needs a TCP port known before the ranks start. */
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress("127.0.0.1", 0));
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free port for torch.distributed's rendezvous: " + e.getMessage(), e);
+        }
+    }
+
+    /** The repository, for its python/ directory: -Dswitchml.home (set by ./switchml), else found from this jar's place. */
+    static Path home() {
+        String property = System.getProperty("switchml.home");
+        if (property != null) {
+            return Path.of(property);
+        }
+        try {
+            Path where = Path.of(TorchLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path p = where; p != null; p = p.getParent()) {
+                if (Files.isDirectory(p.resolve("python/switchml_torch"))) {
+                    return p;
+                }
+            }
+        } catch (URISyntaxException | SecurityException ignored) {
+            // Fall through to the message below.
+        }
+        throw new IllegalStateException("cannot find the repository's python/switchml_torch; run through ./switchml or set -Dswitchml.home=REPO");
+    }
+
+    /** Debian's python3 (where python3-torch installs), else the first python3 on the PATH. */
+    static String defaultPython() {
+        return Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
+    }
+}

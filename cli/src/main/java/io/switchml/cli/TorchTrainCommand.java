@@ -1,0 +1,68 @@
+package io.switchml.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code switchml train}'s job in PyTorch: the Fashion-MNIST MLP trained with DDP, gradients averaged by the comm hook. */
+@Command(name = "torch-train", mixinStandardHelpOptions = true,
+        description = {"Train the Fashion-MNIST MLP with PyTorch DDP over --workers Python ranks, gradients averaged by"
+                + " switchml_torch's comm hook through the switch (--hook switchml), the ring baseline (ring), or by"
+                + " PyTorch's own Gloo all-reduce without a hook (gloo). Same flags and JSON fields as switchml train."})
+final class TorchTrainCommand implements Callable<Integer> {
+    @Option(names = "--workers", defaultValue = "2", description = "Ranks (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--hook", defaultValue = "switchml", description = "switchml, ring, ps or gloo (default: ${DEFAULT-VALUE}).")
+    String hook;
+
+    @Option(names = "--epochs", defaultValue = "3", description = "Passes over the training data (default: ${DEFAULT-VALUE}).")
+    int epochs;
+
+    @Option(names = "--batch-size", defaultValue = "64", description = "Per rank; the global batch is --workers times larger (default: ${DEFAULT-VALUE}).")
+    int batchSize;
+
+    @Option(names = "--lr", defaultValue = "0.001", description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
+    double lr;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the data order and of the initial parameters (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Directory of the Fashion-MNIST IDX files (default: ${DEFAULT-VALUE}).")
+    String data;
+
+    @Option(names = "--limit", defaultValue = "0", description = "Train on the first N training images only; 0 = all 60000 (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--format", defaultValue = "table", description = "table, or json: one object at the end (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--controller", description = "HOST:PORT of a running switch's controller instead of an embedded switch.")
+    String controller;
+
+    @Option(names = "--python", description = "The Python interpreter (default: /usr/bin/python3 where it exists, else python3).")
+    String python = TorchLauncher.defaultPython();
+
+    @Option(names = "--timeout", defaultValue = "PT1H", description = "Give up when training takes longer, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!List.of("switchml", "ring", "ps", "gloo").contains(hook)) {
+            throw new IllegalArgumentException("--hook must be switchml, ring, ps or gloo, not " + hook);
+        }
+        if (!"json".equals(format) && !"table".equals(format)) {
+            throw new IllegalArgumentException("--format must be table or json, not " + format);
+        }
+        List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook, "--epochs", String.valueOf(epochs),
+                "--batch-size", String.valueOf(batchSize), "--lr", String.valueOf(lr), "--seed", String.valueOf(seed),
+                "--data", data, "--limit", String.valueOf(limit), "--format", format));
+        // gloo needs no agent; the launcher then starts no switch either.
+        String algorithm = hook.equals("gloo") ? "none" : hook;
+        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout);
+    }
+}

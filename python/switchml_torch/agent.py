@@ -1,0 +1,356 @@
+"""This rank's switchml agent: start-up, and all-reduces through its shared memory and socket.
+
+The agent (``switchml agent``, Java) creates a file under /dev/shm that both processes map. For each
+all-reduce this side copies the tensor into a free region of it, sends ``R ID OFFSET COUNT OP TYPE``
+over the Unix-domain socket, and the agent reduces those bytes in place; on ``D ID`` (completions
+come in request order) the result is copied back. Regions are handed out as a ring, since they are
+freed in the order they were taken.
+"""
+
+import atexit
+import collections
+import ctypes
+import mmap
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import torch
+
+_TYPES = {torch.float32: "f32", torch.int32: "i32"}
+_ALIGN = 64
+
+
+class AgentError(RuntimeError):
+    """The agent failed or went away; the message says why."""
+
+
+def _agent_command():
+    java = os.environ.get("SWITCHML_JAVA")
+    classpath = os.environ.get("SWITCHML_CLASSPATH")
+    if java and classpath:
+        return [java, "-cp", classpath, "io.switchml.cli.SwitchMlCommand", "agent"]
+    script = Path(__file__).resolve().parents[2] / "switchml"
+    if script.is_file():
+        return [str(script), "agent"]
+    found = shutil.which("switchml")
+    if found:
+        return [found, "agent"]
+    raise AgentError("cannot find the switchml command: run under `switchml torchrun`, set SWITCHML_JAVA and "
+                     "SWITCHML_CLASSPATH, or put switchml on the PATH")
+
+
+def _die_with_parent():
+    # Linux: the agent gets SIGTERM when this process dies before it has connected to the socket.
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None, shm_bytes=256 << 20,
+                settings=None, start_timeout=60.0, join_timeout=120.0, operation_timeout=120.0):
+    """Starts this rank's agent and returns it once every rank has joined the job.
+
+    Defaults come from the environment that ``switchml torchrun`` sets (SWITCHML_ALGO,
+    SWITCHML_CONTROLLER, SWITCHML_JOB) and torch.distributed's (RANK, WORLD_SIZE). ``ring`` and ``ps``
+    exchange their endpoints through the default process group, which must be initialized.
+    """
+    algo = algo or os.environ.get("SWITCHML_ALGO", "switchml")
+    if rank is None:
+        rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else int(os.environ["RANK"])
+    if world_size is None:
+        world_size = (torch.distributed.get_world_size() if torch.distributed.is_initialized()
+                      else int(os.environ["WORLD_SIZE"]))
+    controller = controller or os.environ.get("SWITCHML_CONTROLLER")
+    job = job or os.environ.get("SWITCHML_JOB")
+    if algo == "switchml" and (not controller or not job):
+        raise AgentError("switchml needs the switch's controller and a job name (SWITCHML_CONTROLLER, SWITCHML_JOB; "
+                         "switchml torchrun sets both)")
+    directory = tempfile.mkdtemp(prefix="switchml-agent-%d-" % rank)
+    shm_dir = "/dev/shm" if os.path.isdir("/dev/shm") else directory
+    sock_path = os.path.join(directory, "agent.sock")
+    shm_path = os.path.join(shm_dir, "switchml-%d-%d-%d" % (os.getpid(), rank, time.monotonic_ns()))
+    log_path = os.path.join(directory, "agent.log")
+    command = _agent_command() + [
+        "--algo", algo, "--rank", str(rank), "--workers", str(world_size),
+        "--socket", sock_path, "--shm", shm_path, "--shm-bytes", str(shm_bytes),
+        "--connect-timeout", "PT%dS" % max(1, int(start_timeout)),
+        "--operation-timeout", "PT%dS" % max(1, int(operation_timeout))]
+    if algo == "switchml":
+        command += ["--controller", controller, "--job", job]
+    for name, value in (settings or {}).items():
+        command += ["--set", "%s=%s" % (name, value)]
+    log = open(log_path, "wb")
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                               preexec_fn=_die_with_parent)
+    log.close()
+    agent = Agent(process, sock_path, shm_path, log_path, directory, operation_timeout)
+    try:
+        agent._connect(start_timeout, join_timeout, algo)
+    except BaseException:
+        agent.close()
+        raise
+    return agent
+
+
+class Agent:
+    """A started agent: ``allreduce_async`` reduces a tensor over all ranks (the comm hook's state)."""
+
+    def __init__(self, process, sock_path, shm_path, log_path, directory, operation_timeout):
+        self._process = process
+        self._sock_path = sock_path
+        self._shm_path = shm_path
+        self._log_path = log_path
+        self._directory = directory
+        self._operation_timeout = operation_timeout
+        self._sock = None
+        self._file = None
+        self._mm = None
+        self._lock = threading.Condition()
+        self._pending = collections.deque()  # (id, offset, nbytes, tensor, view, future, started)
+        self._next_id = 0
+        self._head = 0
+        self._error = None
+        self._closing = False
+        self._reader = None
+        self.rank = None
+        self.world_size = None
+        self.aggregation_seconds = 0.0  # time with at least one all-reduce in flight
+        self._busy_since = None
+        atexit.register(self.close)
+
+    # ---- start-up
+
+    def _connect(self, start_timeout, join_timeout, algo):
+        deadline = time.monotonic() + start_timeout
+        while True:
+            if self._process.poll() is not None:
+                raise AgentError(self._why("the agent exited before it listened"))
+            if time.monotonic() > deadline:
+                raise AgentError(self._why("the agent did not listen on %s within %.0f s" % (self._sock_path, start_timeout)))
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(max(1.0, deadline - time.monotonic()))
+            try:
+                sock.connect(self._sock_path)
+                self._sock = sock
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                # The socket's file appears when the agent binds, a moment before it listens.
+                sock.close()
+                time.sleep(0.05)
+        self._file = self._sock.makefile("rb")
+        hello = self._line("the agent's HELLO").split(" ")
+        if hello[0] != "HELLO" or len(hello) != 5:
+            raise AgentError(self._why("unexpected greeting from the agent: %r" % " ".join(hello)))
+        peers = "-"
+        if algo in ("ring", "ps"):
+            if not torch.distributed.is_initialized():
+                raise AgentError("ring and ps exchange endpoints through torch.distributed: call init_process_group first")
+            endpoints = [None] * torch.distributed.get_world_size()
+            torch.distributed.all_gather_object(endpoints, hello[4])
+            peers = ",".join(endpoints)
+        self._send("JOIN " + peers)
+        self._sock.settimeout(join_timeout)
+        ready = self._line("every rank joining the job (join timeout %.0f s)" % join_timeout).split(" ")
+        if ready[0] != "READY":
+            raise AgentError(self._why("the agent could not join the job: " + " ".join(ready[1:])))
+        self.rank, self.world_size = int(ready[1]), int(ready[2])
+        with open(self._shm_path, "r+b") as f:
+            self._mm = mmap.mmap(f.fileno(), 0)
+        # Short reads so the reader notices close() and bounds every wait on the agent by itself.
+        self._sock.settimeout(0.5)
+        self._reader = threading.Thread(target=self._read_completions, name="switchml-agent-reader", daemon=True)
+        self._reader.start()
+
+    def _line(self, waiting_for):
+        try:
+            line = self._file.readline()
+        except socket.timeout:
+            raise AgentError(self._why("timed out waiting for " + waiting_for)) from None
+        if not line:
+            raise AgentError(self._why("the agent closed the connection while we waited for " + waiting_for))
+        return line.decode("utf-8").rstrip("\n")
+
+    def _send(self, line):
+        self._sock.sendall((line + "\n").encode("utf-8"))
+
+    def _why(self, what):
+        """What happened, with the agent's exit code and the end of its log."""
+        code = self._process.poll()
+        if code is None:
+            try:
+                code = self._process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None
+        try:
+            with open(self._log_path, "rb") as f:
+                tail = f.read()[-2000:].decode("utf-8", "replace").strip()
+        except OSError:
+            tail = ""
+        state = "agent still running" if code is None else "agent exited with code %d" % code
+        return "%s (%s)%s" % (what, state, ("; its log ends:\n" + tail) if tail else "")
+
+    # ---- all-reduce
+
+    def allreduce_async(self, tensor, op="mean"):
+        """Reduces ``tensor`` (CPU, contiguous, float32 or int32) over all ranks, in place; returns
+        a ``torch.futures.Future`` of it. Several may be in flight; they complete in order."""
+        if op not in ("sum", "mean"):
+            raise ValueError("op must be 'sum' or 'mean', not %r" % op)
+        if tensor.dtype not in _TYPES or tensor.device.type != "cpu" or not tensor.is_contiguous():
+            raise ValueError("the agent reduces contiguous CPU float32 or int32 tensors, not %s %s" % (tensor.dtype, tensor.device))
+        nbytes = tensor.numel() * tensor.element_size()
+        size = len(self._mm) if self._mm is not None else 0
+        if nbytes > size:
+            raise ValueError("a tensor of %d bytes does not fit in the agent's shared memory of %d bytes (shm_bytes)" % (nbytes, size))
+        future = torch.futures.Future()
+        with self._lock:
+            self._raise_if_failed()
+            offset = self._allocate(nbytes)
+            view = torch.frombuffer(self._mm, dtype=tensor.dtype, count=tensor.numel(), offset=offset)
+            view.copy_(tensor.view(-1))
+            request_id = self._next_id
+            self._next_id += 1
+            if not self._pending:
+                self._busy_since = time.monotonic()
+            self._pending.append((request_id, offset, nbytes, tensor, view, future, time.monotonic()))
+            try:
+                self._send("R %d %d %d %s %s" % (request_id, offset, tensor.numel(), op, _TYPES[tensor.dtype]))
+            except OSError as e:
+                self._fail("cannot send to the agent: %s" % e)
+                raise self._error from None
+        return future
+
+    def _allocate(self, nbytes):
+        """The next free region of the ring; waits (bounded) for older all-reduces to free one."""
+        rounded = (nbytes + _ALIGN - 1) // _ALIGN * _ALIGN
+        size = len(self._mm)
+        deadline = time.monotonic() + self._operation_timeout
+        while True:
+            if not self._pending:
+                return self._take(0, rounded)
+            tail = self._pending[0][1]
+            if self._head > tail:  # free: [head, size) and [0, tail)
+                if self._head + rounded <= size:
+                    return self._take(self._head, rounded)
+                if rounded <= tail:
+                    return self._take(0, rounded)
+            elif self._head < tail and self._head + rounded <= tail:  # free: [head, tail)
+                return self._take(self._head, rounded)
+            if not self._lock.wait(timeout=max(0.0, deadline - time.monotonic())) and time.monotonic() > deadline:
+                raise AgentError(self._why("no room in the shared memory for %d bytes within %.0f s" % (nbytes, self._operation_timeout)))
+            self._raise_if_failed()
+
+    def _take(self, offset, rounded):
+        self._head = offset + rounded
+        return offset
+
+    def _raise_if_failed(self):
+        if self._error is not None:
+            raise self._error
+        if self._closing:
+            raise AgentError("the agent is closed")
+
+    def _read_completions(self):
+        buffered = b""
+        while True:
+            try:
+                chunk = self._sock.recv(65536)
+            except socket.timeout:
+                with self._lock:
+                    if self._closing and not self._pending:
+                        return
+                    if self._pending and time.monotonic() - self._pending[0][6] > self._operation_timeout + 10:
+                        self._fail("all-reduce %d got no answer within %.0f s" % (self._pending[0][0], self._operation_timeout))
+                        return
+                continue
+            except OSError as e:
+                with self._lock:
+                    if not self._closing:
+                        self._fail("cannot read from the agent: %s" % e)
+                return
+            if not chunk:
+                with self._lock:
+                    if not self._closing or self._pending:
+                        self._fail("the agent closed the connection")
+                return
+            buffered += chunk
+            *lines, buffered = buffered.split(b"\n")
+            for raw in lines:
+                line = raw.decode("utf-8")
+                if not self._handle(line):
+                    return
+
+    def _handle(self, line):
+        kind, _, rest = line.partition(" ")
+        if kind == "D":
+            with self._lock:
+                request_id, _, _, tensor, view, future, _ = self._pending.popleft()
+                if int(rest) != request_id:
+                    self._fail("the agent completed %s, expected %d" % (rest, request_id))
+                    return False
+                tensor.view(-1).copy_(view)
+                if not self._pending:
+                    self.aggregation_seconds += time.monotonic() - self._busy_since
+                self._lock.notify_all()
+            future.set_result(tensor)
+            return True
+        if kind == "BYE":
+            return False
+        with self._lock:
+            reason = rest.partition(" ")[2] if kind == "E" else rest
+            self._fail("the agent failed: " + reason)
+        return False
+
+    def _fail(self, what):
+        """Called with the lock held: every pending and later all-reduce raises why."""
+        if self._error is None:
+            self._error = AgentError(self._why(what))
+        while self._pending:
+            future = self._pending.popleft()[5]
+            future.set_exception(self._error)
+        self._lock.notify_all()
+
+    # ---- shut-down
+
+    def close(self, timeout=30.0):
+        """Waits for the all-reduces in flight, then tells the agent to leave the job and waits for it."""
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            self._lock.notify_all()
+        try:
+            if self._sock is not None and self._error is None:
+                self._send("BYE")
+        except OSError:
+            pass
+        if self._reader is not None:
+            self._reader.join(timeout)
+        if self._sock is not None:
+            self._sock.close()
+        try:
+            self._process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=timeout)
+        if self._mm is not None:
+            self._pending.clear()
+            try:
+                self._mm.close()
+            except BufferError:
+                pass  # a tensor still views the mapping; it goes with the process
+        for path in (self._shm_path, self._sock_path):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        shutil.rmtree(self._directory, ignore_errors=True)
+        atexit.unregister(self.close)

@@ -1,0 +1,31 @@
+"""The tests start real agents: from the build (cli/target, as ./switchml runs it) unless
+SWITCHML_JAVA and SWITCHML_CLASSPATH say otherwise; SWITCHML_COMMAND is the launcher (./switchml)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+
+def _build_classpath():
+    jar = ROOT / "cli/target/switchml-cli-0.1.0-SNAPSHOT.jar"
+    listed = ROOT / "cli/target/classpath.txt"
+    if not jar.is_file() or not listed.is_file():
+        pytest.exit("build the project first (mvn -B install -DskipTests): %s is missing" % jar, returncode=2)
+    return "%s:%s" % (jar, listed.read_text().strip())
+
+
+@pytest.fixture(autouse=True)
+def agent_environment(monkeypatch):
+    if not (os.environ.get("SWITCHML_JAVA") and os.environ.get("SWITCHML_CLASSPATH")):
+        monkeypatch.setenv("SWITCHML_JAVA", "java")
+        monkeypatch.setenv("SWITCHML_CLASSPATH", _build_classpath())
+
+
+@pytest.fixture
+def launcher():
+    return os.environ.get("SWITCHML_COMMAND", str(ROOT / "switchml"))

@@ -1,0 +1,49 @@
+"""Run by test_torchrun.py under `switchml torchrun --workers 2`: checks the agent's results on
+every rank, then trains a few DDP steps with the hook and checks the parameters are identical."""
+
+import hashlib
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+import switchml_torch
+
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+# A small shared memory, so the tensors in flight wrap around it and wait for room.
+agent = switchml_torch.start_agent(shm_bytes=1 << 16)
+
+# Several in flight, of sizes that do not fit together: each rank sends rank + 1, so the mean is exact.
+sizes = [5000, 1, 9000, 16384, 333, 12000, 7]
+tensors = [torch.full((n,), float(rank + 1)) for n in sizes]
+futures = [agent.allreduce_async(t, op="mean") for t in tensors]
+expected_mean = sum(r + 1 for r in range(world)) / world
+for n, f in zip(sizes, futures):
+    result = f.wait()
+    assert result.shape == (n,) and torch.all(result == expected_mean), (n, result[:4])
+ints = torch.arange(1000, dtype=torch.int32) * (rank + 1)
+agent.allreduce_async(ints, op="sum").wait()
+assert torch.equal(ints, torch.arange(1000, dtype=torch.int32) * sum(r + 1 for r in range(world)))
+
+torch.manual_seed(rank)  # different data on every rank; DDP starts all from rank 0's parameters
+model = DistributedDataParallel(nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 3)),
+                                bucket_cap_mb=0.004)  # several buckets per step
+model.register_comm_hook(agent, switchml_torch.allreduce_hook)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    loss = nn.functional.cross_entropy(model(torch.randn(32, 20)), torch.randint(0, 3, (32,)))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+digest = hashlib.sha256(b"".join(p.detach().numpy().tobytes() for p in model.parameters())).hexdigest()
+digests = [None] * world
+dist.all_gather_object(digests, digest)
+assert len(set(digests)) == 1, digests
+agent.close()
+dist.barrier()
+print("rank %d ok" % rank, flush=True)
+# Gloo's teardown at interpreter exit (1.13) sometimes hangs after all work is done.
+os._exit(0)

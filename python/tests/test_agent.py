@@ -1,0 +1,78 @@
+"""One rank alone (a job of one): the agent's plumbing, its death, and this process's."""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import pytest
+import torch
+import torch.distributed as dist
+
+import switchml_torch
+
+
+@pytest.fixture
+def single_rank_group():
+    store = tempfile.NamedTemporaryFile(delete=False)
+    store.close()
+    os.unlink(store.name)
+    dist.init_process_group("gloo", init_method="file://" + store.name, rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+def test_tensors_in_flight_wrap_around_the_shared_memory_in_order(single_rank_group):
+    agent = switchml_torch.start_agent(algo="ring", shm_bytes=4096)
+    try:
+        tensors = [torch.arange(i * 100, i * 100 + 250, dtype=torch.float32) for i in range(12)]
+        futures = [agent.allreduce_async(t.clone(), op="sum") for t in tensors]
+        for t, f in zip(tensors, futures):
+            assert torch.equal(f.wait(), t)
+        with pytest.raises(ValueError, match="does not fit"):
+            agent.allreduce_async(torch.zeros(2000))
+        with pytest.raises(ValueError, match="float32 or int32"):
+            agent.allreduce_async(torch.zeros(4, dtype=torch.float64))
+    finally:
+        agent.close()
+    assert agent._process.returncode == 0
+
+
+def test_an_agent_that_dies_makes_the_call_raise_with_the_reason(single_rank_group):
+    agent = switchml_torch.start_agent(algo="ring")
+    try:
+        agent._process.send_signal(signal.SIGKILL)
+        agent._process.wait(timeout=30)
+        with pytest.raises(Exception) as raised:
+            agent.allreduce_async(torch.ones(10)).wait()
+        assert "agent exited with code -9" in str(raised.value)
+    finally:
+        agent.close()
+
+
+def test_an_agent_leaves_when_its_python_process_dies(tmp_path):
+    child = textwrap.dedent("""
+        import os, sys, torch.distributed as dist
+        sys.path.insert(0, %r)
+        import switchml_torch
+        dist.init_process_group("gloo", init_method="file://%s", rank=0, world_size=1)
+        agent = switchml_torch.start_agent(algo="ring")
+        print(agent._process.pid, agent._shm_path, flush=True)
+        os._exit(3)
+    """ % (os.path.join(os.path.dirname(__file__), ".."), tmp_path / "store"))
+    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 3, run.stderr
+    pid, shm = run.stdout.split()
+    pid = int(pid)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            assert not os.path.exists(shm), "the agent left its shared memory behind"
+            return
+        time.sleep(0.1)
+    pytest.fail("agent %d still runs 60 s after its Python process died" % pid)

@@ -185,7 +185,7 @@ public final class BenchRunner {
         }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),
-                options.type(), options.seed(), algorithm);
+                options.type(), options.seed(), algorithm, options.compression());
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
@@ -197,9 +197,10 @@ public final class BenchRunner {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
-                // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions.
-                workers.add(WorkerProcess.start(prefix, r, mine, 3 * maxBytes + (256L << 20), reports, endpoints,
-                        progress));
+                // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions. The
+                // compression baselines also keep a residual or scratch copy, a sum, and (verifying top-k) a replay.
+                long heap = (algorithm.compressed() ? 7 : 3) * maxBytes + (256L << 20);
+                workers.add(WorkerProcess.start(prefix, r, mine, heap, reports, endpoints, progress));
             }
             if (!algorithm.needsSwitch()) {
                 workers.introduce(endpoints);

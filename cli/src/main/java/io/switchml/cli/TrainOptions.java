@@ -23,7 +23,8 @@ final class TrainOptions {
     float learningRate;
 
     @Option(names = "--aggregation", defaultValue = "switchml",
-            description = "How gradients are summed: switchml, ring, ps, or none (one process alone) (default: ${DEFAULT-VALUE}).")
+            description = "How gradients are summed: switchml, ring, ps, topk (top-k with error feedback), qsgd (stochastic"
+                    + " quantization), or none (one process alone) (default: ${DEFAULT-VALUE}).")
     String aggregation;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data order and of rank 0's initial parameters (default: ${DEFAULT-VALUE}).")
@@ -42,9 +43,13 @@ final class TrainOptions {
     @Mixin
     WorkerTuning tuning;
 
+    @Mixin
+    CompressionOptions compression;
+
     TrainPlan plan() {
         long bucket = ByteSize.parse(fusion);
         return new TrainPlan(tuning.settings(), Aggregation.named(aggregation), epochs, batchSize, learningRate, seed,
-                data == null ? FashionMnist.DEFAULT_DIRECTORY : data, limit, bucket == 0 ? TensorFusion.DEFAULT_BUCKET_BYTES : bucket);
+                data == null ? FashionMnist.DEFAULT_DIRECTORY : data, limit, bucket == 0 ? TensorFusion.DEFAULT_BUCKET_BYTES : bucket,
+                compression.compression());
     }
 }

@@ -68,8 +68,8 @@ class SwitchMlCommandTest {
         List<String> lines = out.lines().toList();
         assertThat(lines).as("a header and one row; progress goes to standard error").hasSize(2);
         assertThat(lines.get(0)).isEqualTo("algo,workers,bytes,type,iterations,median_ms,min_ms,max_ms,algbw_gbps,"
-                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction");
-        assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").endsWith(",,,"); // not verified, no rate
+                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction,wire_bytes,wire_ratio");
+        assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").contains(",,,"); // not verified, no rate
         BufferedImage image = ImageIO.read(png.toFile());
         assertThat(image.getWidth()).isPositive();
         assertThat(image.getHeight()).isPositive();
@@ -102,7 +102,7 @@ class SwitchMlCommandTest {
         assertThat(err.toString()).contains("cannot write the plot to /no/such/dir/p.png: the directory /no/such/dir does"
                 + " not exist");
         assertThat(cl.execute("bench", "--algo", "switchml,allgather")).isNotZero();
-        assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
+        assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps, topk, qsgd");
     }
 
     @Test

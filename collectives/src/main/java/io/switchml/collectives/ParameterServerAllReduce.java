@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The worker side of a parameter server all-reduce, as BytePS: the tensor is cut into one shard per
@@ -32,10 +33,16 @@ public final class ParameterServerAllReduce extends TcpCollective {
     private final ParameterServer ownServer;
     private final Pass pass;
 
-    private ParameterServerAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links, ParameterServer ownServer) {
-        super(config, poller, links);
+    private ParameterServerAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links, ParameterServer ownServer,
+                                     LongAdder sent) {
+        super(config, poller, links, sent);
         this.ownServer = ownServer;
         this.pass = new Pass(links.servers());
+        for (int s = 0; s < links.servers().length; s++) {
+            if (ownServer == null || s != config.rank()) { // the push to the server in this process crosses no link
+                links.servers()[s].countSentInto(sent);
+            }
+        }
     }
 
     /**
@@ -56,14 +63,17 @@ public final class ParameterServerAllReduce extends TcpCollective {
         }
         ParameterServer ownServer = null;
         Poller poller = null;
+        LongAdder sent = new LongAdder();
         Listener bound = workerListener;
         try {
             if (bound == null) {
                 bound = Listener.bind(config.endpoints().get(config.rank()));
             }
             if (hostsServer) {
-                ownServer = serverListener != null ? ParameterServer.start(config.parameterServer(config.rank()), serverListener)
-                        : ParameterServer.start(config.parameterServer(config.rank()));
+                Listener ownListener = serverListener != null ? serverListener
+                        : Listener.bind(config.servers().get(config.rank()));
+                // Its results to the other ranks leave this process: they count as this worker's traffic.
+                ownServer = ParameterServer.start(config.parameterServer(config.rank()), ownListener, sent, config.rank());
             }
             poller = new Poller();
             Rendezvous rendezvous = workerConnections(poller, config, bound, false);
@@ -71,7 +81,7 @@ public final class ParameterServerAllReduce extends TcpCollective {
                 rendezvous.dialServer(s, config.servers().get(s));
             }
             Rendezvous.Links links = rendezvous.connect(Deadline.after(config.connectTimeout()));
-            return new ParameterServerAllReduce(config, poller, links, ownServer);
+            return new ParameterServerAllReduce(config, poller, links, ownServer, sent);
         } catch (RuntimeException e) {
             if (ownServer != null) {
                 ownServer.close();

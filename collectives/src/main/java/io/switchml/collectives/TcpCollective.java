@@ -7,6 +7,7 @@ import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the ring and the parameter server share: the links to the other workers, the operation
@@ -18,22 +19,34 @@ import java.util.concurrent.CompletableFuture;
  * operation fails, the instance closes its links (so its peers fail at once too) and every later
  * operation fails; close it on every worker and open new instances.
  */
-abstract class TcpCollective implements AllReduce {
+abstract class TcpCollective implements AllReduce, BytesSent {
     protected final CollectiveConfig config;
     protected final Poller poller;
     protected final Rendezvous.Links links;
     /** The tensor's bytes while it is reduced; reused from one all-reduce to the next. */
     protected final WorkBuffer work = new WorkBuffer();
     protected final String self;
+    /** Bytes written to other processes ({@link BytesSent}). */
+    protected final LongAdder sent;
     private final ControlOperations control;
     private final OperationQueue queue;
     /** Operations run so far; only the queue's thread touches it. */
     private long sequence;
 
-    protected TcpCollective(CollectiveConfig config, Poller poller, Rendezvous.Links links) {
+    /**
+     * @param sent counts the bytes written; every link to another worker counts into it here, a subclass adds
+     *             the links it knows cross no process boundary or do (servers)
+     */
+    protected TcpCollective(CollectiveConfig config, Poller poller, Rendezvous.Links links, LongAdder sent) {
         this.config = config;
         this.poller = poller;
         this.links = links;
+        this.sent = sent;
+        for (Link worker : links.workers()) {
+            if (worker != null) {
+                worker.countSentInto(sent);
+            }
+        }
         this.self = "rank " + config.rank() + " (" + config.algorithm().id() + ")";
         this.control = new ControlOperations(config.rank(), config.workers(), links.workers(), poller, self);
         this.queue = new OperationQueue(self, "switchml-" + config.algorithm().id() + "-rank-" + config.rank(),
@@ -66,6 +79,21 @@ abstract class TcpCollective implements AllReduce {
      */
     protected abstract void reduce(Operand operand, ReduceOp op, long sequence, String context);
 
+    /**
+     * Runs one all-reduce on the queue's thread, from the caller's input to its output: by default through the
+     * work buffer and {@link #reduce}.
+     */
+    protected void execute(Operand operand, ReduceOp op, long sequence, String context) {
+        operand.copyIn(work.atLeast(operand.bytes()));
+        reduce(operand, op, sequence, context);
+        operand.copyOut(work.current());
+    }
+
+    @Override
+    public final long bytesSent() {
+        return sent.sum();
+    }
+
     @Override
     public final int rank() {
         return config.rank();
@@ -92,9 +120,7 @@ abstract class TcpCollective implements AllReduce {
             long seq = ++sequence;
             String context = self + ": " + MessageHeader.allReduce(MessageHeader.ALL_REDUCE, seq, operand.type(), op,
                     operand.length()).describe();
-            operand.copyIn(work.atLeast(operand.bytes()));
-            reduce(operand, op, seq, context);
-            operand.copyOut(work.current());
+            execute(operand, op, seq, context);
             return null;
         });
     }

@@ -93,7 +93,7 @@ public final class TrainRunner {
             plan = plan.withConfig(SwitchMLConfig.Key.CONTROLLER.property(), controller)
                     .withConfig(SwitchMLConfig.Key.JOB.property(), "train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
-        boolean exchangesEndpoints = plan.aggregation() == Aggregation.RING || plan.aggregation() == Aggregation.PS;
+        boolean exchangesEndpoints = plan.aggregation().exchangesEndpoints();
         BlockingQueue<EpochReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<FinalReport> finals = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();

@@ -27,7 +27,7 @@ class TrainReportsTest {
         assertThatThrownBy(() -> TrainPlan.parse(new String[]{"epochs"})).hasMessageContaining("not key=value");
         assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.RING, 0, 32, 0.1f, 1, Path.of("/"), 0, 8))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Aggregation.named("allgather")).hasMessageContaining("known: switchml, ring, ps, none");
+        assertThatThrownBy(() -> Aggregation.named("allgather")).hasMessageContaining("known: switchml, ring, ps, topk, qsgd, none");
     }
 
     @Test

@@ -96,14 +96,25 @@ public final class BenchWorker {
         }
         long[] times = new long[plan.iterations()];
         WorkerConnection.Counters before = session.counters();
-        long sent = 0; // of the all-reduces only: the barriers' few bytes are not the algorithm's
+        long windows = 0; // switchml: bytes sent during the all-reduces only (its barrier is a packet all-reduce too)
+        long loopStart = 0;
         for (int i = 0; i < times.length; i++) {
             allReduce.barrier();
             long sentBefore = session.counters().bytesSent();
+            if (i == 0) {
+                loopStart = sentBefore; // after a barrier: every worker's warm-up traffic is out
+            }
             long t0 = System.nanoTime();
             tensor.allReduce().run();
             times[i] = System.nanoTime() - t0;
-            sent += session.counters().bytesSent() - sentBefore;
+            windows += session.counters().bytesSent() - sentBefore;
+        }
+        long sent = windows;
+        if (!plan.algorithm().needsSwitch()) {
+            // The TCP baselines leave out their barriers' bytes themselves; a ps worker's server may still be sending
+            // the last results to the other ranks when its own all-reduce returns, and a barrier waits for that.
+            allReduce.barrier();
+            sent = session.counters().bytesSent() - loopStart;
         }
         WorkerConnection.Counters after = session.counters();
         Boolean verified = plan.verify() ? tensor.exact().getAsBoolean() : null;

@@ -89,7 +89,7 @@ class BenchRunnerTest {
             }
         }
         assertThat(progress.toString(StandardCharsets.UTF_8))
-                .contains("topk n=3 (top-k 2 % with error feedback): starting 3 worker processes",
+                .contains("topk n=3 (top-k 2 % with error feedback, warm-up 2 steps): starting 3 worker processes",
                         "qsgd n=3 (QSGD s=3 (3 bits), buckets of 128, l2 norm, seed 1)")
                 .doesNotContain("embedded switch");
     }

@@ -16,6 +16,8 @@ import java.util.Map;
  * @param norm   {@code qsgd}: the norm each bucket is scaled by: {@code l2} (QSGD's analysis) or {@code max}
  * @param seed   {@code qsgd}: the seed of the stochastic rounding; the random number of element i is a function
  *               of (seed, rank, the tensor's step, i), so results are reproducible
+ * @param warmup {@code topk}: steps of each tensor during which the share sent falls from all to the ratio
+ *               ({@link #topK(int, long)}); 0 for none
  */
 public record Compression(double ratio, int levels, int bucket, Norm norm, long seed, int warmup) {
     public static final double DEFAULT_RATIO = 0.01;
@@ -26,7 +28,7 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
     public static final long DEFAULT_SEED = 1;
     public static final int MAX_LEVELS = (1 << 15) - 1;
     public static final int MAX_BUCKET = 1 << 24;
-    /** The defaults: 1 % top-k; 4-bit QSGD, buckets of 512, L2 norm, seed 1. */
+    /** The defaults: 1 % top-k without warm-up; 4-bit QSGD, buckets of 512, L2 norm, seed 1. */
     public static final Compression DEFAULTS = new Compression(DEFAULT_RATIO, DEFAULT_LEVELS, DEFAULT_BUCKET, Norm.L2,
             DEFAULT_SEED, 0);
 
@@ -159,7 +161,8 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
     /** What {@code algorithm} uses of these settings, for messages and reports, e.g. "top-k 1 %" or "QSGD s=7 (4 bits)". */
     public String describe(Algorithm algorithm) {
         return switch (algorithm) {
-            case TOPK -> String.format(Locale.ROOT, "top-k %s %% with error feedback", percent(ratio));
+            case TOPK -> String.format(Locale.ROOT, "top-k %s %% with error feedback", percent(ratio))
+                    + (warmup > 0 ? ", warm-up " + warmup + " steps" : "");
             case QSGD -> "QSGD s=" + levels + " (" + codeBits() + " bits), buckets of " + bucket + ", " + norm.id()
                     + " norm, seed " + seed;
             default -> algorithm.id();

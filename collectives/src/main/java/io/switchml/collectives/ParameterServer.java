@@ -46,7 +46,7 @@ public final class ParameterServer implements AutoCloseable {
     private final ShardReduction reduction;
     private final AtomicLong completed = new AtomicLong();
     private final Thread thread;
-    /** Counts the bytes sent to every worker but {@link #hostRank}; null when not counted. */
+    /** Counts the result frames sent to every worker but {@link #hostRank} ({@link ShardReduction}); null when not counted. */
     private final LongAdder sent;
     /** The rank whose process hosts this server (its link crosses no process boundary), or -1. */
     private final int hostRank;
@@ -63,7 +63,7 @@ public final class ParameterServer implements AutoCloseable {
         this.self = "server " + config.index() + " (" + listener.address() + ")";
         this.hello = new Hello(Hello.SERVER, config.index(), config.workers(), config.servers());
         this.workers = new Link[config.workers()];
-        this.reduction = new ShardReduction(config, self, workers, this::drop);
+        this.reduction = new ShardReduction(config, self, workers, this::drop, sent, hostRank);
         this.thread = new Thread(this::run, "switchml-ps-server-" + config.index());
         thread.setDaemon(true);
     }
@@ -211,9 +211,6 @@ public final class ParameterServer implements AutoCloseable {
                 continue;
             }
             Link link = new Link(h.channel(), "rank " + peer.id() + " (" + from + ")", peer.id());
-            if (sent != null && peer.id() != hostRank) {
-                link.countSentInto(sent);
-            }
             poller.add(link);
             workers[peer.id()] = link;
         }

@@ -31,12 +31,15 @@ public final class ParameterServerAllReduce extends TcpCollective {
     public static final Duration SERVER_VERDICT_GRACE = Duration.ofSeconds(1);
 
     private final ParameterServer ownServer;
+    /** What the server in this process sends to the other ranks (its own thread counts it). */
+    private final LongAdder serverSent;
     private final Pass pass;
 
     private ParameterServerAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links, ParameterServer ownServer,
-                                     LongAdder sent) {
-        super(config, poller, links, sent);
+                                     LongAdder serverSent) {
+        super(config, poller, links, new LongAdder());
         this.ownServer = ownServer;
+        this.serverSent = serverSent;
         this.pass = new Pass(links.servers());
         for (int s = 0; s < links.servers().length; s++) {
             if (ownServer == null || s != config.rank()) { // the push to the server in this process crosses no link
@@ -63,7 +66,7 @@ public final class ParameterServerAllReduce extends TcpCollective {
         }
         ParameterServer ownServer = null;
         Poller poller = null;
-        LongAdder sent = new LongAdder();
+        LongAdder serverSent = new LongAdder();
         Listener bound = workerListener;
         try {
             if (bound == null) {
@@ -73,7 +76,7 @@ public final class ParameterServerAllReduce extends TcpCollective {
                 Listener ownListener = serverListener != null ? serverListener
                         : Listener.bind(config.servers().get(config.rank()));
                 // Its results to the other ranks leave this process: they count as this worker's traffic.
-                ownServer = ParameterServer.start(config.parameterServer(config.rank()), ownListener, sent, config.rank());
+                ownServer = ParameterServer.start(config.parameterServer(config.rank()), ownListener, serverSent, config.rank());
             }
             poller = new Poller();
             Rendezvous rendezvous = workerConnections(poller, config, bound, false);
@@ -81,7 +84,7 @@ public final class ParameterServerAllReduce extends TcpCollective {
                 rendezvous.dialServer(s, config.servers().get(s));
             }
             Rendezvous.Links links = rendezvous.connect(Deadline.after(config.connectTimeout()));
-            return new ParameterServerAllReduce(config, poller, links, ownServer, sent);
+            return new ParameterServerAllReduce(config, poller, links, ownServer, serverSent);
         } catch (RuntimeException e) {
             if (ownServer != null) {
                 ownServer.close();
@@ -103,6 +106,11 @@ public final class ParameterServerAllReduce extends TcpCollective {
     protected void reduce(Operand operand, ReduceOp op, long sequence, String context) {
         pass.start(operand, op, sequence, context);
         poller.complete(pass, Deadline.after(config.operationTimeout()).extendedBy(SERVER_VERDICT_GRACE), context);
+    }
+
+    @Override
+    protected long otherBytesSent() {
+        return serverSent.sum();
     }
 
     @Override

@@ -26,8 +26,10 @@ abstract class TcpCollective implements AllReduce, BytesSent {
     /** The tensor's bytes while it is reduced; reused from one all-reduce to the next. */
     protected final WorkBuffer work = new WorkBuffer();
     protected final String self;
-    /** Bytes written to other processes ({@link BytesSent}). */
+    /** Bytes written to other workers and servers by this instance's links ({@link BytesSent}). */
     protected final LongAdder sent;
+    /** The part of {@link #sent} that barriers and broadcasts wrote: not the algorithm's traffic. */
+    private final LongAdder controlSent = new LongAdder();
     private final ControlOperations control;
     private final OperationQueue queue;
     /** Operations run so far; only the queue's thread touches it. */
@@ -91,7 +93,12 @@ abstract class TcpCollective implements AllReduce, BytesSent {
 
     @Override
     public final long bytesSent() {
-        return sent.sum();
+        return sent.sum() - controlSent.sum() + otherBytesSent();
+    }
+
+    /** Bytes sent for this worker by others in its process (a parameter server it hosts); 0 by default. */
+    protected long otherBytesSent() {
+        return 0;
     }
 
     @Override
@@ -128,7 +135,12 @@ abstract class TcpCollective implements AllReduce, BytesSent {
     @Override
     public final void barrier() {
         OperationQueue.await(queue.submit(() -> {
-            control.barrier(++sequence, Deadline.after(config.operationTimeout()));
+            long before = sent.sum(); // only this queue's thread writes this instance's links
+            try {
+                control.barrier(++sequence, Deadline.after(config.operationTimeout()));
+            } finally {
+                controlSent.add(sent.sum() - before);
+            }
             return null;
         }));
     }
@@ -141,8 +153,14 @@ abstract class TcpCollective implements AllReduce, BytesSent {
         if (root == rank()) {
             Objects.requireNonNull(value, "the root's broadcast value");
         }
-        return OperationQueue.await(queue.submit(
-                () -> control.broadcast(value, root, ++sequence, Deadline.after(config.operationTimeout()))));
+        return OperationQueue.await(queue.submit(() -> {
+            long before = sent.sum();
+            try {
+                return control.broadcast(value, root, ++sequence, Deadline.after(config.operationTimeout()));
+            } finally {
+                controlSent.add(sent.sum() - before);
+            }
+        }));
     }
 
     /** Fails queued operations, stops the running one, closes the links. Idempotent. */

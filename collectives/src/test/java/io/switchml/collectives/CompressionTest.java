@@ -387,9 +387,13 @@ class CompressionTest {
         try (LocalJob job = new LocalJob(layout, n)) {
             float[][] inputs = TestTensors.floats(n, length, 9);
             List<Long> sent = job.onEveryRank((rank, allReduce) -> {
+                allReduce.barrier();
                 long before = ((BytesSent) allReduce).bytesSent();
                 allReduce.allReduce(inputs[rank].clone(), ReduceOp.SUM);
-                return ((BytesSent) allReduce).bytesSent() - before;
+                allReduce.barrier(); // a hosted server may still be sending the results to the other ranks
+                byte[] value = allReduce.broadcast(new byte[1000], 0);
+                assertThat(value).hasSize(1000);
+                return ((BytesSent) allReduce).bytesSent() - before; // barriers and broadcasts not counted
             });
             return sent.stream().mapToLong(Long::longValue).toArray();
         }

@@ -7,12 +7,16 @@ import java.util.Locale;
 /**
  * The all-reduce algorithms the bench measures, by their {@code --algo} names: {@code switchml}
  * (in-network aggregation through a switch), and the baselines of the collectives module,
- * {@code ring} and {@code ps} (TCP between the worker processes, no switch).
+ * {@code ring} and {@code ps} (TCP between the worker processes, no switch), and the gradient
+ * compression baselines {@code topk} and {@code qsgd} (compressed tensors exchanged by all-gather
+ * around the ring).
  */
 public enum BenchAlgorithm {
     SWITCHML("switchml", null),
     RING("ring", Algorithm.RING),
-    PS("ps", Algorithm.PARAMETER_SERVER);
+    PS("ps", Algorithm.PARAMETER_SERVER),
+    TOPK("topk", Algorithm.TOPK),
+    QSGD("qsgd", Algorithm.QSGD);
 
     private final String id;
     private final Algorithm collective;
@@ -37,6 +41,11 @@ public enum BenchAlgorithm {
         return collective == null;
     }
 
+    /** Whether its float32 results are of compressed tensors ({@code topk}, {@code qsgd}). */
+    public boolean compressed() {
+        return collective != null && collective.compressed();
+    }
+
     /** The algorithm of that name (case-insensitive), or an error listing the known names. */
     public static BenchAlgorithm named(String name) {
         String wanted = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
@@ -45,7 +54,7 @@ public enum BenchAlgorithm {
                 return a;
             }
         }
-        throw new IllegalArgumentException("unknown all-reduce algorithm '" + name + "'; known: switchml, ring, ps");
+        throw new IllegalArgumentException("unknown all-reduce algorithm '" + name + "'; known: switchml, ring, ps, topk, qsgd");
     }
 
     @Override

@@ -25,7 +25,10 @@ public enum BenchField {
     VERIFIED("verified", false, r -> r.verified() == null ? null : r.verified().toString()),
     RATE_BPS("rate_bps", false, r -> r.rateBps() == null ? null : r.rateBps().toString()),
     LINE_RATE_FRACTION("line_rate_fraction", false,
-            r -> r.lineRateFraction() == null ? null : fixed(r.lineRateFraction()));
+            r -> r.lineRateFraction() == null ? null : fixed(r.lineRateFraction())),
+    /** Appended after the fields of earlier versions, so CSV readers that count columns keep theirs. */
+    WIRE_BYTES("wire_bytes", false, r -> r.wireBytes() == null ? null : r.wireBytes().toString()),
+    WIRE_RATIO("wire_ratio", false, r -> r.wireRatio() == null ? null : fixed(r.wireRatio()));
 
     private final String key;
     private final boolean text;

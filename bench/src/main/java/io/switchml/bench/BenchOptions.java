@@ -1,5 +1,6 @@
 package io.switchml.bench;
 
+import io.switchml.collectives.Compression;
 import io.switchml.protocol.DataType;
 
 import java.time.Duration;
@@ -21,11 +22,21 @@ import java.util.Map;
  * @param rack          run in the emulated rack ({@link Rack}, needs root): the switch and every worker in their own
  *                      network namespaces behind shaped links; null runs everything on this host's loopback. Its
  *                      worker count must cover the largest of {@code workers}
+ * @param compression   the settings of {@code topk} and {@code qsgd}
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                            long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms,
-                           Rack.Spec rack) {
+                           Rack.Spec rack, Compression compression) {
+    /** With the default compression settings. */
+    public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                        DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                        long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms,
+                        Rack.Spec rack) {
+        this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
+                dropProbability, algorithms, rack, Compression.DEFAULTS);
+    }
+
     /** On this host, without the rack. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
@@ -54,6 +65,7 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         sizes = List.copyOf(sizes);
         workerConfig = Map.copyOf(workerConfig);
         algorithms = List.copyOf(algorithms);
+        java.util.Objects.requireNonNull(compression, "compression");
         if (workers.isEmpty() || sizes.isEmpty() || algorithms.isEmpty()) {
             throw new IllegalArgumentException("give at least one algorithm, one worker count and one size");
         }

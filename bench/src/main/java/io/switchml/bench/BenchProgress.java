@@ -15,6 +15,7 @@ final class BenchProgress {
     private final int totalRows;
     private final long totalBytes;
     private final long start;
+    private final io.switchml.collectives.Compression compression;
     private long lastEvent;
     private int rowsDone;
     private long bytesDone;
@@ -26,13 +27,15 @@ final class BenchProgress {
         this.totalRows = groups * options.sizes().size();
         this.totalBytes = groups * options.sizes().stream().mapToLong(Long::longValue).sum();
         this.start = nanoClock.getAsLong();
+        this.compression = options.compression();
         this.lastEvent = start;
     }
 
     void groupStarted(BenchAlgorithm algorithm, int workers) {
         lastEvent = nanoClock.getAsLong();
-        out.println(counter() + " " + algorithm.id() + " n=" + workers + ": starting " + workers + " worker process"
-                + (workers == 1 ? "" : "es"));
+        out.println(counter() + " " + algorithm.id() + " n=" + workers
+                + (algorithm.compressed() ? " (" + compression.describe(algorithm.collective()) + ")" : "")
+                + ": starting " + workers + " worker process" + (workers == 1 ? "" : "es"));
     }
 
     void rowDone(BenchRow row) {

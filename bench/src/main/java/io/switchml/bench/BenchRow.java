@@ -13,9 +13,18 @@ import java.util.List;
  * @param verified true when every worker's result matched the exact expected value and all were
  *                 bit-identical; null when verification was not asked for
  * @param rateBps  the emulated rack's line rate in bit/s ({@code "rate_bps"} in JSON); null outside the rack
+ * @param wireBytes bytes each worker put on the wire per all-reduce, the mean over workers and timed iterations
+ *                 ({@code switchml}: UDP payload of every packet sent, retransmissions included; the TCP baselines:
+ *                 TCP payload to other processes, their headers included); null when unknown
  */
 public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
-                       double maxMs, long retransmissions, Boolean verified, Long rateBps) {
+                       double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes) {
+    /** Without a byte count. */
+    public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
+                    double maxMs, long retransmissions, Boolean verified, Long rateBps) {
+        this(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified, rateBps, null);
+    }
+
     /** A row measured outside the rack. */
     public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                     double maxMs, long retransmissions, Boolean verified) {
@@ -25,7 +34,7 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
     /** The same row, measured in a rack with links of this rate. */
     public BenchRow withRate(long bitsPerSecond) {
         return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
-                bitsPerSecond);
+                bitsPerSecond, wireBytes);
     }
 
     /** Builds the row from every rank's report of one size. */
@@ -35,7 +44,11 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         double[] slowest = new double[iterations];
         long retransmissions = 0;
         Boolean verified = first.verified() == null ? null : Boolean.TRUE;
+        long sent = 0;
+        boolean sentKnown = true;
         for (SizeReport r : reports) {
+            sent += r.bytesSent();
+            sentKnown &= r.bytesSent() >= 0;
             for (int i = 0; i < iterations; i++) {
                 slowest[i] = Math.max(slowest[i], r.timesNanos()[i] / 1e6);
             }
@@ -47,8 +60,14 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         Arrays.sort(slowest);
         double median = iterations % 2 == 1 ? slowest[iterations / 2]
                 : (slowest[iterations / 2 - 1] + slowest[iterations / 2]) / 2;
+        Long wire = sentKnown ? Math.round((double) sent / reports.size() / iterations) : null;
         return new BenchRow(algo, workers, first.bytes(), type, iterations, median, slowest[0], slowest[iterations - 1],
-                retransmissions, verified);
+                retransmissions, verified, null, wire);
+    }
+
+    /** Bytes on the wire per worker over the tensor's bytes (1.5 for a 4-worker ring); null when unknown. */
+    public Double wireRatio() {
+        return wireBytes == null || bytes == 0 ? null : (double) wireBytes / bytes;
     }
 
     public long elements() {

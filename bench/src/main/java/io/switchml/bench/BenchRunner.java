@@ -104,11 +104,7 @@ public final class BenchRunner {
                 return runAll(controller, rack, row -> rows.accept(row.withRate(rate)))
                         .stream().map(row -> row.withRate(rate)).toList();
             } finally {
-                if (sw != null) {
-                    sw.descendants().forEach(ProcessHandle::destroyForcibly);
-                    sw.destroyForcibly();
-                    sw.waitFor(10, TimeUnit.SECONDS);
-                }
+                stopRackSwitch(sw);
             }
         }
     }
@@ -116,15 +112,24 @@ public final class BenchRunner {
     /** The main class of the {@code switchml} command (module cli, which depends on this one). */
     static final String SWITCH_MAIN = "io.switchml.cli.SwitchMlCommand";
     static final int RACK_SWITCH_PORT = 0xBEE0;
-    static final int RACK_CONTROLLER_PORT = 50099;
+    public static final int RACK_CONTROLLER_PORT = 50099;
     private static final String SWITCH_READY = "switchml switch ready";
 
     private Process startSwitch(Rack rack) throws InterruptedException {
+        return startRackSwitch(rack, options.switchPorts(), progress);
+    }
+
+    /**
+     * Starts {@code switchml switch} in the rack's switch namespace (controller on {@link Rack#SWITCH_ADDRESS}:
+     * {@link #RACK_CONTROLLER_PORT}) and returns once it is ready; its output goes to {@code progress}. Stop it with
+     * {@link #stopRackSwitch}.
+     */
+    public static Process startRackSwitch(Rack rack, int switchPorts, PrintStream progress) throws InterruptedException {
         List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace()));
         command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
                 SWITCH_MAIN, "switch", "--bind", Rack.SWITCH_ADDRESS, "--controller-bind", Rack.SWITCH_ADDRESS,
-                "--port", String.valueOf(RACK_SWITCH_PORT), "--ports", String.valueOf(options.switchPorts()),
+                "--port", String.valueOf(RACK_SWITCH_PORT), "--ports", String.valueOf(switchPorts),
                 "--controller-port", String.valueOf(RACK_CONTROLLER_PORT)));
         Process p;
         try {
@@ -177,6 +182,15 @@ public final class BenchRunner {
         return p;
     }
 
+    /** Stops a switch {@link #startRackSwitch} started (null: nothing to stop). */
+    public static void stopRackSwitch(Process sw) throws InterruptedException {
+        if (sw != null) {
+            sw.descendants().forEach(ProcessHandle::destroyForcibly);
+            sw.destroyForcibly();
+            sw.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     private List<BenchRow> runWorkers(BenchAlgorithm algorithm, String controller, Rack rack, int n,
                                       Consumer<BenchRow> rows) throws InterruptedException {
         Map<String, String> config = new LinkedHashMap<>(options.workerConfig());
@@ -186,7 +200,7 @@ public final class BenchRunner {
         }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),
-                options.type(), options.seed(), algorithm);
+                options.type(), options.seed(), algorithm, options.compression());
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
@@ -198,9 +212,10 @@ public final class BenchRunner {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
-                // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions.
-                workers.add(WorkerProcess.start(prefix, r, mine, 3 * maxBytes + (256L << 20), reports, endpoints,
-                        progress));
+                // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions. The
+                // compression baselines also keep a residual or scratch copy, a sum, and (verifying top-k) a replay.
+                long heap = (algorithm.compressed() ? 7 : 3) * maxBytes + (256L << 20);
+                workers.add(WorkerProcess.start(prefix, r, mine, heap, reports, endpoints, progress));
             }
             if (!algorithm.needsSwitch()) {
                 workers.introduce(endpoints);

@@ -10,9 +10,10 @@ import java.util.function.LongSupplier;
 
 /**
  * One benchmark worker: opens the plan's all-reduce ({@code switchml}: joins the job at the switch;
- * {@code ring}, {@code ps}: binds its ports, exchanges endpoints through the bench and connects to its
- * peers), and for each size all-reduces a generated tensor (warm-up rounds, then timed rounds, each
- * after a barrier so the workers start together), then verifies and reports. {@link #main} is the
+ * {@code ring}, {@code ps}, {@code topk}, {@code qsgd}: binds its ports, exchanges endpoints through the
+ * bench and connects to its peers), and for each size all-reduces a generated tensor (warm-up rounds,
+ * then timed rounds, each after a barrier so the workers start together, all on the same buffers: the
+ * compression baselines carry their per-tensor state through them), then verifies and reports. {@link #main} is the
  * entry point of the worker processes that {@link BenchRunner} starts; it prints one
  * {@link SizeReport} line per size.
  */
@@ -70,12 +71,15 @@ public final class BenchWorker {
     }
 
     private Session open(TensorGenerator generator) {
-        WorkerConnection c = WorkerConnection.open(plan.algorithm(), plan.config(), peers);
+        WorkerConnection c = WorkerConnection.open(plan.algorithm(), plan.config(), plan.compression(), peers);
         int workers = c.allReduce().workers();
+        int rounds = plan.warmup() + plan.iterations(); // all-reduces of each size's buffer; the last is verified
         ResultVerifier verifier = switch (plan.algorithm()) {
             case SWITCHML -> ResultVerifier.switchMl(generator, workers, c.elementsPerPacket());
             case RING -> ResultVerifier.ring(generator, workers);
             case PS -> ResultVerifier.parameterServer(generator, workers);
+            case TOPK -> ResultVerifier.topK(generator, workers, plan.compression(), rounds);
+            case QSGD -> ResultVerifier.qsgd(generator, workers, plan.compression(), rounds - 1);
         };
         return new Session(c, verifier);
     }
@@ -92,16 +96,30 @@ public final class BenchWorker {
         }
         long[] times = new long[plan.iterations()];
         WorkerConnection.Counters before = session.counters();
+        long windows = 0; // switchml: bytes sent during the all-reduces only (its barrier is a packet all-reduce too)
+        long loopStart = 0;
         for (int i = 0; i < times.length; i++) {
             allReduce.barrier();
+            long sentBefore = session.counters().bytesSent();
+            if (i == 0) {
+                loopStart = sentBefore; // after a barrier: every worker's warm-up traffic is out
+            }
             long t0 = System.nanoTime();
             tensor.allReduce().run();
             times[i] = System.nanoTime() - t0;
+            windows += session.counters().bytesSent() - sentBefore;
+        }
+        long sent = windows;
+        if (!plan.algorithm().needsSwitch()) {
+            // The TCP baselines leave out their barriers' bytes themselves; a ps worker's server may still be sending
+            // the last results to the other ranks when its own all-reduce returns, and a barrier waits for that.
+            allReduce.barrier();
+            sent = session.counters().bytesSent() - loopStart;
         }
         WorkerConnection.Counters after = session.counters();
         Boolean verified = plan.verify() ? tensor.exact().getAsBoolean() : null;
         return new SizeReport(allReduce.rank(), bytes, times, verified, tensor.digest().getAsLong(),
-                after.retransmissions() - before.retransmissions(), after.packets() - before.packets());
+                after.retransmissions() - before.retransmissions(), after.packets() - before.packets(), sent);
     }
 
     /** A generated input and its output buffer, of either element type. */

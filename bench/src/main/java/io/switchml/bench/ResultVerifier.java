@@ -2,8 +2,11 @@ package io.switchml.bench;
 
 import io.switchml.client.ReduceOp;
 import io.switchml.client.ReferenceAllReduce;
+import io.switchml.collectives.Compression;
 import io.switchml.collectives.ParameterServerReference;
+import io.switchml.collectives.QsgdReference;
 import io.switchml.collectives.RingReference;
+import io.switchml.collectives.TopKReference;
 
 /**
  * Checks an all-reduce result bit for bit against the exact result of the algorithm that produced
@@ -11,8 +14,12 @@ import io.switchml.collectives.RingReference;
  * stays O(block). The loop is shared; what differs per algorithm is the float32 arithmetic, a
  * {@link FloatReference}: {@code switchml} rounds per packet ({@link ReferenceAllReduce}), {@code ring}
  * and {@code ps} per element, in their own order of additions ({@link RingReference},
- * {@link ParameterServerReference}). int32 sums wrap and do not depend on the order, so every
- * algorithm's int32 result is {@link ReferenceAllReduce}'s.
+ * {@link ParameterServerReference}); {@code qsgd} quantizes per bucket ({@link QsgdReference}, blocks of whole
+ * buckets). {@code topk} selects over the whole tensor and carries a residual from one all-reduce to the
+ * next, so its verifier replays every rank's compressor over all the rounds the bench ran on the tensor
+ * ({@link TopKReference#repeated}), one rank at a time (memory: three tensors). int32 sums wrap and do not
+ * depend on the order, so every algorithm's int32 result is {@link ReferenceAllReduce}'s ({@code topk}
+ * and {@code qsgd} do not compress int32 tensors).
  */
 public final class ResultVerifier {
     /** Elements regenerated at a time when the algorithm's arithmetic does not depend on a block size. */
@@ -35,10 +42,17 @@ public final class ResultVerifier {
         float expected(float[] valueByRank, int index, int length);
     }
 
+    /** An algorithm's exact float32 SUM of a whole tensor, for one whose rounding spans the tensor. */
+    @FunctionalInterface
+    public interface WholeReference {
+        float[] expected(int length);
+    }
+
     private final TensorGenerator generator;
     private final int workers;
     private final int blockElements;
     private final FloatReference floats;
+    private final WholeReference whole;
 
     /**
      * @param blockElements elements per block: the blocks start at multiples of it, as the algorithm's do if its
@@ -52,6 +66,47 @@ public final class ResultVerifier {
         this.workers = workers;
         this.blockElements = blockElements;
         this.floats = floats;
+        this.whole = null;
+    }
+
+    private ResultVerifier(TensorGenerator generator, int workers, WholeReference whole) {
+        this.generator = generator;
+        this.workers = workers;
+        this.blockElements = DEFAULT_BLOCK;
+        this.floats = null;
+        this.whole = whole;
+    }
+
+    /**
+     * {@code topk}: the last of {@code rounds} all-reduces of the same generated tensors, every rank's residual
+     * starting at zero (the bench runs warm-ups and timed iterations on one buffer per size).
+     */
+    public static ResultVerifier topK(TensorGenerator generator, int workers, Compression compression, int rounds) {
+        return new ResultVerifier(generator, workers, length -> TopKReference.repeated(r -> {
+            float[] t = new float[length];
+            generator.fill(r, t, 0, length);
+            return t;
+        }, workers, length, rounds, compression, ReduceOp.SUM));
+    }
+
+    /** {@code qsgd}: the all-reduce at step {@code step} of the buffer (the bench's last: warm-ups + iterations - 1). */
+    public static ResultVerifier qsgd(TensorGenerator generator, int workers, Compression compression, long step) {
+        int d = compression.bucket();
+        int block = d >= DEFAULT_BLOCK ? d : d * ((DEFAULT_BLOCK + d - 1) / d); // whole buckets
+        float[][] quantized = new float[1][];
+        return new ResultVerifier(generator, workers, block, (blocks, from, count, length, out) -> {
+            if (quantized[0] == null || quantized[0].length < count) {
+                quantized[0] = new float[count];
+            }
+            float[] q = quantized[0];
+            java.util.Arrays.fill(out, 0, count, 0f);
+            for (int r = 0; r < workers; r++) {
+                QsgdReference.quantize(blocks[r], from, count, r, step, compression, q);
+                for (int i = 0; i < count; i++) {
+                    out[i] = out[i] + q[i];
+                }
+            }
+        });
     }
 
     /** SwitchML: block floating point, one exponent per packet of {@code elementsPerPacket} elements. */
@@ -85,6 +140,16 @@ public final class ResultVerifier {
 
     /** Index of the first wrong element, or -1 when every element is exact. */
     public long firstMismatch(float[] result, int length) {
+        if (whole != null) {
+            float[] expected = whole.expected(length);
+            for (int i = 0; i < length; i++) {
+                if (Float.floatToRawIntBits(expected[i]) != Float.floatToRawIntBits(result[i])) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+        int blockElements = Math.max(1, Math.min(this.blockElements, length));
         float[][] blocks = new float[workers][blockElements];
         float[] expected = new float[blockElements];
         for (int from = 0; from < length; from += blockElements) {

@@ -4,7 +4,9 @@ import io.switchml.client.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.client.WorkerStatistics;
+import io.switchml.collectives.BytesSent;
 import io.switchml.collectives.CollectiveConfig;
+import io.switchml.collectives.Compression;
 import io.switchml.collectives.Collectives;
 import io.switchml.collectives.Listener;
 
@@ -22,18 +24,17 @@ import java.util.function.Supplier;
 /**
  * How a worker process started by a launcher ({@link BenchRunner}, the training launcher) opens its
  * all-reduce by algorithm name: {@code switchml} joins the job at the switch named in its
- * {@code switchml.*} configuration; {@code ring} and {@code ps} bind their ports, exchange endpoints
- * with the launcher ({@link PeerEndpoints}) and connect to their peers.
+ * {@code switchml.*} configuration; {@code ring}, {@code ps}, {@code topk} and {@code qsgd} bind their
+ * ports, exchange endpoints with the launcher ({@link PeerEndpoints}) and connect to their peers.
  *
  * @param allReduce the open all-reduce
- * @param counters  its packet counters (zero for the TCP baselines, which never resend themselves)
+ * @param counters  its packet counters (packets zero for the TCP baselines, which never resend themselves) and bytes sent
  * @param elementsPerPacket {@code switchml}: the packet size, the unit of its block scaling; 0 otherwise
  */
 public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters, int elementsPerPacket)
         implements AutoCloseable {
-    /** Packets sent and retransmitted so far. */
-    public record Counters(long retransmissions, long packets) {
-        static final Counters NONE = new Counters(0, 0);
+    /** Packets retransmitted and sent so far, and bytes put on the wire ({@code switchml}: UDP payload; the others: TCP). */
+    public record Counters(long retransmissions, long packets, long bytesSent) {
     }
 
     /** How a {@code ring} or {@code ps} worker tells the launcher its endpoints and learns every rank's. */
@@ -53,7 +54,13 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
 
     /** Opens {@code algorithm} for the worker configured by {@code config} ({@code switchml.rank}, {@code .workers}, ...). */
     public static WorkerConnection open(BenchAlgorithm algorithm, Map<String, String> config, PeerExchange peers) {
-        return algorithm.needsSwitch() ? openSwitchMl(config) : openCollective(algorithm, config, peers);
+        return open(algorithm, config, Compression.DEFAULTS, peers);
+    }
+
+    /** The same, with the settings of {@code topk} and {@code qsgd}. */
+    public static WorkerConnection open(BenchAlgorithm algorithm, Map<String, String> config, Compression compression,
+                                        PeerExchange peers) {
+        return algorithm.needsSwitch() ? openSwitchMl(config) : openCollective(algorithm, config, compression, peers);
     }
 
     private static WorkerConnection openSwitchMl(Map<String, String> settings) {
@@ -63,7 +70,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
         SwitchMLContext context = SwitchMLContext.connect(config);
         return new WorkerConnection(context, () -> {
             WorkerStatistics.Snapshot s = context.statistics().snapshot();
-            return new Counters(s.retransmissions(), s.packetsSent());
+            return new Counters(s.retransmissions(), s.packetsSent(), s.bytesSent());
         }, context.config().elementsPerPacket());
     }
 
@@ -71,7 +78,8 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
      * Binds this rank's listener (and, for {@code ps}, its in-process parameter server's: one server per worker
      * host) on ephemeral ports, exchanges endpoints, and connects.
      */
-    private static WorkerConnection openCollective(BenchAlgorithm algorithm, Map<String, String> settings, PeerExchange peers) {
+    private static WorkerConnection openCollective(BenchAlgorithm algorithm, Map<String, String> settings,
+                                                   Compression compression, PeerExchange peers) {
         int rank = intSetting(settings, SwitchMLConfig.Key.RANK);
         int workers = intSetting(settings, SwitchMLConfig.Key.WORKERS);
         boolean ps = algorithm == BenchAlgorithm.PS;
@@ -84,12 +92,14 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
             PeerEndpoints all = peers.exchange(new PeerEndpoints.Endpoint(rank, worker.address(),
                     server == null ? null : server.address()));
             CollectiveConfig.Builder config = CollectiveConfig.builder().algorithm(algorithm.id()).rank(rank)
-                    .workers(workers).endpoints(all.workers()).servers(all.servers()).serversInWorkers(true);
+                    .workers(workers).endpoints(all.workers()).servers(all.servers()).serversInWorkers(true)
+                    .compression(compression);
             String timeout = settings.get(SwitchMLConfig.Key.OPERATION_TIMEOUT_MS.property());
             if (timeout != null) {
                 config.operationTimeout(Duration.ofMillis(Long.parseLong(timeout.trim())));
             }
-            return new WorkerConnection(Collectives.open(config.build(), worker, server), () -> Counters.NONE, 0);
+            AllReduce allReduce = Collectives.open(config.build(), worker, server);
+            return new WorkerConnection(allReduce, () -> new Counters(0, 0, ((BytesSent) allReduce).bytesSent()), 0);
         } catch (RuntimeException e) {
             worker.close();
             if (server != null) {

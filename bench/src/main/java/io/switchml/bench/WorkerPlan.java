@@ -1,5 +1,6 @@
 package io.switchml.bench;
 
+import io.switchml.collectives.Compression;
 import io.switchml.protocol.DataType;
 
 import java.util.ArrayList;
@@ -22,9 +23,16 @@ import java.util.Objects;
  * @param type       element type
  * @param seed       seed of the {@link TensorGenerator}
  * @param algorithm  the all-reduce to run
+ * @param compression {@code topk} and {@code qsgd}: their settings
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
-                         DataType type, long seed, BenchAlgorithm algorithm) {
+                         DataType type, long seed, BenchAlgorithm algorithm, Compression compression) {
+    /** With the default compression settings. */
+    public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
+                      DataType type, long seed, BenchAlgorithm algorithm) {
+        this(config, sizes, iterations, warmup, verify, type, seed, algorithm, Compression.DEFAULTS);
+    }
+
     /** A {@code switchml} worker. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed) {
@@ -35,6 +43,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         config = Map.copyOf(config);
         sizes = List.copyOf(sizes);
         Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(compression, "compression");
         for (long s : sizes) {
             if (s < 4 || s % 4 != 0 || s / 4 > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("tensor size " + s + " B must be a positive multiple of 4 bytes below 8 GiB");
@@ -49,7 +58,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
     public WorkerPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm);
+        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression);
     }
 
     public List<String> toArgs() {
@@ -66,6 +75,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         args.add("type=" + type);
         args.add("seed=" + seed);
         args.add("algo=" + algorithm.id());
+        args.add("compression=" + compression.toSpec());
         return args;
     }
 
@@ -78,6 +88,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         return new WorkerPlan(a.config(), sizes, Integer.parseInt(a.required("iterations")),
                 Integer.parseInt(a.required("warmup")), Boolean.parseBoolean(a.required("verify")),
                 DataType.valueOf(a.required("type")), Long.parseLong(a.required("seed")),
-                BenchAlgorithm.named(a.plan().getOrDefault("algo", BenchAlgorithm.SWITCHML.id())));
+                BenchAlgorithm.named(a.plan().getOrDefault("algo", BenchAlgorithm.SWITCHML.id())),
+                Compression.parse(a.plan().get("compression")));
     }
 }

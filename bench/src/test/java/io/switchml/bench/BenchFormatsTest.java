@@ -2,6 +2,9 @@ package io.switchml.bench;
 
 import io.switchml.client.ReduceOp;
 import io.switchml.collectives.Algorithm;
+import io.switchml.collectives.Compression;
+import io.switchml.collectives.QsgdReference;
+import io.switchml.collectives.TopKReference;
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +43,11 @@ class BenchFormatsTest {
         assertThat(back.verified()).isTrue();
         assertThat(back.digest()).isEqualTo(-42L);
         assertThat(back.retransmissions()).isEqualTo(9);
+        assertThat(back.bytesSent()).as("unknown").isEqualTo(-1);
+        assertThat(SizeReport.parse(new SizeReport(0, 4, new long[]{1}, null, 0, 0, 0, 12345).toLine()).bytesSent())
+                .isEqualTo(12345);
+        assertThat(SizeReport.parse("RESULT rank=0 bytes=4 times_ns=1 verified=true digest=0 retransmissions=0 packets=0")
+                .bytesSent()).as("a line of an earlier version").isEqualTo(-1);
         assertThat(SizeReport.parse(new SizeReport(0, 4, new long[]{1}, null, 0, 0, 0).toLine()).verified()).isNull();
         assertThat(SizeReport.parse("some log line")).isNull();
 
@@ -52,6 +60,63 @@ class BenchFormatsTest {
         assertThat(ring.toArgs()).contains("algo=ring");
         assertThat(WorkerPlan.parse(ring.toArgs().toArray(new String[0]))).isEqualTo(ring);
         assertThat(plan.algorithm()).isEqualTo(BenchAlgorithm.SWITCHML);
+        WorkerPlan topk = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
+                BenchAlgorithm.TOPK, Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
+        assertThat(topk.toArgs()).contains("algo=topk", "compression=ratio=0.25,levels=7,bucket=512,norm=l2,seed=1,warmup=3");
+        assertThat(WorkerPlan.parse(topk.toArgs().toArray(new String[0]))).isEqualTo(topk);
+    }
+
+    /** The verifiers of the compression baselines accept their references' results and nothing else. */
+    @Test
+    void theTopKAndQsgdVerifiersAgreeWithTheCollectivesReferences() {
+        TensorGenerator generator = new TensorGenerator(3);
+        Compression c = Compression.DEFAULTS.withBucket(100).withRatio(0.05);
+        for (int n = 1; n <= 4; n++) {
+            for (int length : new int[]{1, 99, 4097, 12_289}) {
+                float[][] floats = new float[n][length];
+                for (int r = 0; r < n; r++) {
+                    generator.fill(r, floats[r], 0, length);
+                }
+                for (int rounds : new int[]{1, 3}) {
+                    float[] topk = TopKReference.floats(floats, rounds, c, ReduceOp.SUM);
+                    float[] qsgd = QsgdReference.floats(floats, rounds - 1, c, ReduceOp.SUM);
+                    ResultVerifier topkVerifier = ResultVerifier.topK(generator, n, c, rounds);
+                    ResultVerifier qsgdVerifier = ResultVerifier.qsgd(generator, n, c, rounds - 1);
+                    assertThat(topkVerifier.firstMismatch(topk, length)).as("topk n=%d length=%d", n, length).isEqualTo(-1);
+                    assertThat(qsgdVerifier.firstMismatch(qsgd, length)).as("qsgd n=%d length=%d", n, length).isEqualTo(-1);
+                    int last = length - 1;
+                    topk[last] = Float.intBitsToFloat(Float.floatToRawIntBits(topk[last]) ^ 1);
+                    qsgd[last] = Float.intBitsToFloat(Float.floatToRawIntBits(qsgd[last]) ^ 1);
+                    assertThat(topkVerifier.firstMismatch(topk, length)).isEqualTo(last);
+                    assertThat(qsgdVerifier.firstMismatch(qsgd, length)).isEqualTo(last);
+                }
+                if (length > 100) {
+                    // A verifier of the wrong round or step refuses the result.
+                    float[] three = TopKReference.floats(floats, 3, c, ReduceOp.SUM);
+                    assertThat(ResultVerifier.topK(generator, n, c, 2).firstMismatch(three, length)).isNotNegative();
+                    float[] step2 = QsgdReference.floats(floats, 2, c, ReduceOp.SUM);
+                    assertThat(ResultVerifier.qsgd(generator, n, c, 1).firstMismatch(step2, length)).isNotNegative();
+                }
+            }
+        }
+    }
+
+    @Test
+    void wireBytesAreTheMeanPerWorkerAndIteration() {
+        BenchRow row = BenchRow.of("topk", 2, "float32", List.of(
+                new SizeReport(0, 1_000_000, new long[]{1, 2}, null, 1, 0, 0, 300),
+                new SizeReport(1, 1_000_000, new long[]{1, 2}, null, 1, 0, 0, 500)));
+        assertThat(row.wireBytes()).isEqualTo(200);
+        assertThat(row.wireRatio()).isEqualTo(0.0002);
+        assertThat(row.withRate(1000).wireBytes()).isEqualTo(200);
+        BenchRow unknown = BenchRow.of("ring", 2, "float32", List.of(
+                new SizeReport(0, 4, new long[]{1}, null, 1, 0, 0, 10), new SizeReport(1, 4, new long[]{1}, null, 1, 0, 0)));
+        assertThat(unknown.wireBytes()).isNull();
+        assertThat(unknown.wireRatio()).isNull();
+        assertThat(BenchAlgorithm.named("QSGD")).isEqualTo(BenchAlgorithm.QSGD);
+        assertThat(BenchAlgorithm.TOPK.compressed()).isTrue();
+        assertThat(BenchAlgorithm.TOPK.needsSwitch()).isFalse();
+        assertThat(BenchAlgorithm.RING.compressed()).isFalse();
     }
 
     @Test
@@ -77,7 +142,7 @@ class BenchFormatsTest {
         assertThat(BenchAlgorithm.named("ps").collective()).isEqualTo(Algorithm.PARAMETER_SERVER);
         assertThat(BenchAlgorithm.named("switchml").needsSwitch()).isTrue();
         assertThatThrownBy(() -> BenchAlgorithm.named("allgather"))
-                .hasMessage("unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
+                .hasMessage("unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps, topk, qsgd");
     }
 
     @Test
@@ -129,7 +194,7 @@ class BenchFormatsTest {
                     generator.fill(r, floats[r], 0, length);
                     generator.fill(r, ints[r], 0, length);
                 }
-                for (Algorithm algorithm : Algorithm.values()) {
+                for (Algorithm algorithm : List.of(Algorithm.RING, Algorithm.PARAMETER_SERVER)) {
                     ResultVerifier verifier = algorithm == Algorithm.RING ? ResultVerifier.ring(generator, n)
                             : ResultVerifier.parameterServer(generator, n);
                     float[] result = algorithm.reference(floats, ReduceOp.SUM);

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.within;
 class BenchOutputTest {
     private static final long RATE = 500_000_000L;
     private static final List<BenchRow> ROWS = List.of(
-            new BenchRow("switchml", 4, 64L << 20, "float32", 5, 1112.0, 1102.6, 1229.5, 12, true, RATE),
+            new BenchRow("switchml", 4, 64L << 20, "float32", 5, 1112.0, 1102.6, 1229.5, 12, true, RATE, 69_312_000L),
             new BenchRow("ring", 4, 64L << 20, "float32", 5, 1734.7, 1694.4, 1799.1, 0, null, RATE),
             new BenchRow("we\"ird,algo", 2, 4096, "int32", 1, 0.5, 0.5, 0.5, 0, false));
 
@@ -39,10 +39,11 @@ class BenchOutputTest {
             }
         }
         assertThat(BenchFormat.CSV.line(ROWS.get(2))).startsWith("\"we\"\"ird,algo\",2,4096,int32,1,0.5000,");
-        assertThat(BenchFormat.CSV.line(ROWS.get(2))).endsWith(",false,,");
+        assertThat(BenchFormat.CSV.line(ROWS.get(2))).endsWith(",false,,,,");
         assertThat(parseJson(BenchFormat.JSON.line(ROWS.get(0)))).containsEntry("algo", "switchml")
                 .containsEntry("bytes", "67108864").containsEntry("median_ms", "1112.0000")
-                .containsEntry("rate_bps", "500000000").containsEntry("line_rate_fraction", "0.9656");
+                .containsEntry("rate_bps", "500000000").containsEntry("line_rate_fraction", "0.9656")
+                .containsEntry("wire_bytes", "69312000").containsEntry("wire_ratio", "1.0328");
         assertThat(BenchFormat.JSON.line(ROWS.get(1))).contains("\"verified\": null");
     }
 
@@ -55,7 +56,8 @@ class BenchOutputTest {
         assertThat(ROWS.get(2).lineRateFraction()).isNull();
         assertThat(BenchFormat.TABLE.line(ROWS.get(0))).contains("    0.966   ").endsWith("yes");
         assertThat(BenchFormat.TABLE.line(ROWS.get(2))).contains("        -   ").endsWith("NO");
-        assertThat(BenchFormat.TABLE.header().orElseThrow()).contains(" busbw_Gbps line_rate ");
+        assertThat(BenchFormat.TABLE.header().orElseThrow()).contains(" busbw_Gbps line_rate ", " max_ms  wire/size ");
+        assertThat(BenchFormat.TABLE.line(ROWS.get(0))).contains(" 1.0328 ");
         assertThat(BenchFormat.JSON.header()).isEmpty();
     }
 

@@ -58,6 +58,42 @@ class BenchRunnerTest {
         assertThat(rows).extracting(BenchRow::type).containsOnly("int32");
     }
 
+    /**
+     * The compression baselines as worker processes: results verified against their references after the warm-up and
+     * timed rounds on the same buffers (so the residuals and the seeded rounding are replayed), settings passed
+     * through, and the bytes each worker sent reported (a fraction of the ring's for float32; int32 goes uncompressed).
+     */
+    @ParameterizedTest
+    @EnumSource(value = DataType.class, names = {"FLOAT32", "INT32"})
+    void topKAndQsgdWorkerProcessesGetTheirReferenceResults(DataType type) throws Exception {
+        List<Long> sizes = List.of(4L, 4100L, (1L << 20) + 4);
+        io.switchml.collectives.Compression compression = io.switchml.collectives.Compression.DEFAULTS.withRatio(0.02)
+                .withLevels(3).withBucket(128).withWarmup(2);
+        BenchOptions options = new BenchOptions(List.of(1, 3), sizes, 2, 1, true, type, null, Map.of(), 1, 3,
+                Duration.ofMinutes(3), 0, List.of(BenchAlgorithm.TOPK, BenchAlgorithm.QSGD, BenchAlgorithm.RING), null,
+                compression);
+        List<BenchRow> rows = new BenchRunner(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(rows).hasSize(18).allSatisfy(r -> {
+            assertThat(r.verified()).as("%s", r).isTrue();
+            assertThat(r.wireBytes()).as("%s", r).isNotNull();
+        });
+        BenchRow ring = rows.stream().filter(r -> r.algo().equals("ring") && r.workers() == 3 && r.bytes() > 1 << 20)
+                .findFirst().orElseThrow();
+        for (BenchRow r : rows) {
+            if (r.workers() == 1) {
+                assertThat(r.wireBytes()).as("one worker sends nothing: %s", r).isZero();
+            } else if (r.bytes() > 1 << 20 && type == DataType.FLOAT32 && !r.algo().equals("ring")) {
+                assertThat(r.wireRatio()).as("%s", r).isLessThan(ring.wireRatio() / 3);
+            } else if (r.bytes() > 1 << 20) {
+                assertThat(r.wireRatio()).as("int32 goes through the ring: %s", r).isCloseTo(4.0 / 3, org.assertj.core.api.Assertions.within(0.01));
+            }
+        }
+        assertThat(progress.toString(StandardCharsets.UTF_8))
+                .contains("topk n=3 (top-k 2 % with error feedback, warm-up 2 steps): starting 3 worker processes",
+                        "qsgd n=3 (QSGD s=3 (3 bits), buckets of 128, l2 norm, seed 1)")
+                .doesNotContain("embedded switch");
+    }
+
     /** 1 element (fewer than ranks), 257 (odd, not a multiple of 3), 2^18 + 1 (chunks over several segments). */
     @ParameterizedTest
     @EnumSource(value = DataType.class, names = {"FLOAT32", "INT32"})

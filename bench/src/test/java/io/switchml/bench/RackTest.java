@@ -46,7 +46,7 @@ class RackTest {
     @Test
     void rowsInTheRackCarryTheRate() {
         BenchRow row = new BenchRow("ring", 2, 1024, "float32", 1, 1, 1, 1, 0, true);
-        assertThat(BenchFormat.JSON.line(row)).endsWith(", \"rate_bps\": null, \"line_rate_fraction\": null}");
+        assertThat(BenchFormat.JSON.line(row)).endsWith(", \"rate_bps\": null, \"line_rate_fraction\": null, \"wire_bytes\": null, \"wire_ratio\": null}");
         assertThat(BenchFormat.JSON.line(row.withRate(500_000_000L))).contains(", \"rate_bps\": 500000000, ");
     }
 }

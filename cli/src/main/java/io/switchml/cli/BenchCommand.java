@@ -23,13 +23,18 @@ import java.util.concurrent.Callable;
 /** Benchmarks all-reduce with worker processes on this host. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmark all-reduce: N worker processes on this host, through an embedded switch (or --controller)"
-                + " and/or the ring and parameter-server baselines.")
+                + " and/or the ring, parameter-server and gradient-compression (topk, qsgd) baselines.")
 final class BenchCommand implements Callable<Integer> {
     @Option(names = "--algo", split = ",", defaultValue = "switchml",
             description = "Algorithm(s) measured in the same run with the same tensors: switchml (in-network aggregation),"
                     + " ring (ring all-reduce over TCP), ps (parameter servers over TCP, one in each worker process),"
-                    + " e.g. switchml,ring,ps (default: ${DEFAULT-VALUE}). ring and ps need no switch.")
+                    + " topk (top-k sparsification with error feedback), qsgd (stochastic quantization), both exchanged"
+                    + " by all-gather over the ring's TCP links, e.g. switchml,ring,topk,qsgd (default: ${DEFAULT-VALUE})."
+                    + " Only switchml needs a switch.")
     List<String> algorithms;
+
+    @Mixin
+    CompressionOptions compression;
 
     @Option(names = "--workers", split = ",", defaultValue = "4", description = "Worker count(s), e.g. 2,4 (default: ${DEFAULT-VALUE}).")
     List<Integer> workers;
@@ -126,7 +131,8 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--rate needs --rack");
         }
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
-                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec);
+                sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec,
+                compression.compression());
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }

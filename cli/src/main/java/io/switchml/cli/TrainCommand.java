@@ -4,7 +4,9 @@ import io.switchml.client.SwitchMLConfig;
 import io.switchml.training.Aggregation;
 import io.switchml.training.TrainPlan;
 import io.switchml.training.TrainRunner;
+import io.switchml.training.TrainPlot;
 import io.switchml.training.TrainWorker;
+import io.switchml.bench.Rack;
 import io.switchml.training.TrainingSummary;
 import io.switchml.bench.WorkerConnection;
 import picocli.CommandLine.Command;
@@ -12,7 +14,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -22,7 +27,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = {"Train a Fashion-MNIST classifier (DJL, PyTorch) data-parallel over worker processes, gradients summed"
-                + " through the switch (or the ring / parameter-server baselines).",
+                + " through the switch (or the ring / parameter-server / compression baselines).",
+                "A list of --aggregation (and, with --rack, of --rate) trains once with each: the side-by-side comparison.",
                 "Without --rank: an embedded switch (unless --controller) and --workers processes on this host.",
                 "With --rank R: this process is rank R of a job over several hosts; start one per host with the same"
                         + " --workers, --controller and --job (switchml only)."})
@@ -48,6 +54,25 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "PT1H", description = "Give up when training takes longer, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--rack", description = "Train in the emulated rack (needs root): every worker in its own network"
+            + " namespace behind links shaped with tc tbf to --rate, the switch in its own; removed afterwards.")
+    boolean rack;
+
+    @Option(names = "--rate", split = ",", description = "With --rack: the line rate of every link, a tc rate such as"
+            + " 100mbit; a list (100mbit,1gbit) trains every aggregation at each rate, one rack after another.")
+    List<String> rates;
+
+    @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
+    int mtu;
+
+    @Option(names = "--target-accuracy", defaultValue = "0.82", description = "The test accuracy whose training time"
+            + " (seconds_to_target, measured at epoch ends) every run reports and --plot draws (default: ${DEFAULT-VALUE}).")
+    double target;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "Draw the runs to this PNG: time to --target-accuracy"
+            + " against aggregation, one bar per rate.")
+    Path plot;
+
     @Override
     public Integer call() throws Exception {
         boolean json = "json".equals(format);
@@ -57,25 +82,69 @@ final class TrainCommand implements Callable<Integer> {
         if (workers < 1) {
             throw new IllegalArgumentException("--workers must be at least 1");
         }
-        TrainPlan plan = training.plan();
+        List<TrainPlan> plans = training.plans();
         if (rank != null) {
-            return runOneRank(plan);
+            if (plans.size() > 1) {
+                throw new IllegalArgumentException("--rank runs one rank of one job: give one --aggregation");
+            }
+            return runOneRank(plans.get(0));
+        }
+        List<Rack.Spec> racks = new ArrayList<>();
+        if (rack) {
+            if (rates == null || rates.isEmpty()) {
+                throw new IllegalArgumentException("--rack needs --rate, e.g. --rate 100mbit");
+            }
+            if (controller != null) {
+                throw new IllegalArgumentException("--rack starts its own switch in the rack; drop --controller");
+            }
+            for (String r : rates) {
+                racks.add(new Rack.Spec(workers, Rack.parseRate(r), mtu, 0));
+            }
+            Rack.requireRoot(Rack.effectiveUid());
+        } else if (rates != null) {
+            throw new IllegalArgumentException("--rate needs --rack");
+        } else {
+            racks.add(null);
+        }
+        if (!(target > 0 && target <= 1)) {
+            throw new IllegalArgumentException("--target-accuracy must be in (0, 1], not " + target);
+        }
+        if (plot != null) {
+            TrainPlot.requireWritable(plot);
         }
         PrintStream progress = json ? System.err : System.out;
-        TrainingSummary summary = run(plan, workers, controller, timeout, progress);
-        if (json) {
-            System.out.println(summary.toJson());
+        List<TrainingSummary> all = new ArrayList<>();
+        for (Rack.Spec spec : racks) {
+            for (TrainPlan plan : plans) {
+                TrainingSummary summary = run(plan, workers, controller, timeout, progress, spec, target);
+                all.add(summary);
+                if (json) {
+                    System.out.println(summary.toJson());
+                    System.out.flush();
+                }
+            }
         }
-        return summary.parametersIdentical() ? 0 : 2;
+        if (plot != null) {
+            TrainPlot.write(all, plot);
+            System.err.println("plot written to " + plot);
+        }
+        return all.stream().allMatch(TrainingSummary::parametersIdentical) ? 0 : 2;
     }
 
     /** Trains on this host and prints progress and the outcome in words; shared with {@code demo}. */
     static TrainingSummary run(TrainPlan plan, int workers, String controller, Duration timeout, PrintStream out)
             throws InterruptedException {
+        return run(plan, workers, controller, timeout, out, null, TrainingSummary.DEFAULT_TARGET);
+    }
+
+    /** The same, in the rack when {@code rack} is not null. */
+    static TrainingSummary run(TrainPlan plan, int workers, String controller, Duration timeout, PrintStream out,
+                               Rack.Spec rack, double target) throws InterruptedException {
         // The embedded switch's job installs and removals are routine here; the epoch table is the news.
         System.setProperty("org.slf4j.simpleLogger.log.io.switchml",
                 System.getProperty("org.slf4j.simpleLogger.log.io.switchml", "warn"));
-        TrainRunner runner = new TrainRunner(new TrainRunner.Options(workers, plan, controller, timeout), System.err);
+        TrainRunner runner = new TrainRunner(new TrainRunner.Options(workers, plan, controller, timeout, rack, target),
+                System.err);
         TrainingSummary summary = runner.run(e -> {
             if (e.epoch() == 1) { // after the start-up messages, right above the first row
                 out.println(String.format(Locale.ROOT, "%5s %8s %9s %9s %10s %12s %8s", "epoch", "loss", "train_acc",
@@ -89,7 +158,12 @@ final class TrainCommand implements Callable<Integer> {
         out.println(String.format(Locale.ROOT, "test accuracy %.2f %% after %d epoch(s) with %d worker(s), aggregation %s: "
                         + "%.0f images/s, %.1f %% of step time aggregating, %.1f s in all",
                 100 * summary.testAccuracy(), summary.epochCount(), summary.workers(), summary.aggregation(),
-                summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds()));
+                summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds())
+                + (rack == null ? "" : ", links at " + rack.describe()));
+        out.println(summary.epochsToTarget() > 0
+                ? String.format(Locale.ROOT, "%.0f %% test accuracy reached after epoch %d, %.1f s of training", 100 * target,
+                        summary.epochsToTarget(), summary.secondsToTarget())
+                : String.format(Locale.ROOT, "%.0f %% test accuracy not reached in %d epoch(s)", 100 * target, summary.epochCount()));
         out.println(summary.parametersIdentical()
                 ? "parameters bit-identical on all " + workers + " worker(s) (equal checksums)"
                 : "PARAMETERS DIFFER BETWEEN WORKERS: the aggregation is broken");

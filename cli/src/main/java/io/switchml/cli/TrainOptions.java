@@ -22,9 +22,11 @@ final class TrainOptions {
     @Option(names = "--lr", defaultValue = "0.001", description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
     float learningRate;
 
-    @Option(names = "--aggregation", defaultValue = "switchml",
-            description = "How gradients are summed: switchml, ring, ps, or none (one process alone) (default: ${DEFAULT-VALUE}).")
-    String aggregation;
+    @Option(names = "--aggregation", defaultValue = "switchml", split = ",",
+            description = "How gradients are summed: switchml, ring, ps, topk (top-k with error feedback), qsgd (stochastic"
+                    + " quantization), or none (one process alone); train (not demo) takes a list, e.g."
+                    + " switchml,ring,topk,qsgd, and trains once with each (default: ${DEFAULT-VALUE}).")
+    java.util.List<String> aggregation;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data order and of rank 0's initial parameters (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -42,9 +44,24 @@ final class TrainOptions {
     @Mixin
     WorkerTuning tuning;
 
+    @Mixin
+    CompressionOptions compression;
+
+    /** The plan of each aggregation listed, in order. */
+    java.util.List<TrainPlan> plans() {
+        java.util.List<TrainPlan> all = new java.util.ArrayList<>();
+        TrainPlan first = plan();
+        for (String a : aggregation) {
+            all.add(first.withAggregation(Aggregation.named(a)));
+        }
+        return all;
+    }
+
+    /** The plan of the first aggregation listed. */
     TrainPlan plan() {
         long bucket = ByteSize.parse(fusion);
-        return new TrainPlan(tuning.settings(), Aggregation.named(aggregation), epochs, batchSize, learningRate, seed,
-                data == null ? FashionMnist.DEFAULT_DIRECTORY : data, limit, bucket == 0 ? TensorFusion.DEFAULT_BUCKET_BYTES : bucket);
+        return new TrainPlan(tuning.settings(), Aggregation.named(aggregation.get(0)), epochs, batchSize, learningRate, seed,
+                data == null ? FashionMnist.DEFAULT_DIRECTORY : data, limit, bucket == 0 ? TensorFusion.DEFAULT_BUCKET_BYTES : bucket,
+                compression.compression());
     }
 }

@@ -68,8 +68,8 @@ class SwitchMlCommandTest {
         List<String> lines = out.lines().toList();
         assertThat(lines).as("a header and one row; progress goes to standard error").hasSize(2);
         assertThat(lines.get(0)).isEqualTo("algo,workers,bytes,type,iterations,median_ms,min_ms,max_ms,algbw_gbps,"
-                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction");
-        assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").endsWith(",,,"); // not verified, no rate
+                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction,wire_bytes,wire_ratio");
+        assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").contains(",,,"); // not verified, no rate
         BufferedImage image = ImageIO.read(png.toFile());
         assertThat(image.getWidth()).isPositive();
         assertThat(image.getHeight()).isPositive();
@@ -102,7 +102,7 @@ class SwitchMlCommandTest {
         assertThat(err.toString()).contains("cannot write the plot to /no/such/dir/p.png: the directory /no/such/dir does"
                 + " not exist");
         assertThat(cl.execute("bench", "--algo", "switchml,allgather")).isNotZero();
-        assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps");
+        assertThat(err.toString()).contains("--algo: unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps, topk, qsgd");
     }
 
     @Test
@@ -127,6 +127,40 @@ class SwitchMlCommandTest {
         assertThat(err.toString()).contains("--rank needs --controller");
         assertThat(cl.execute("train", "--data", "/no/such/dir", "--aggregation", "none", "--workers", "1")).isNotZero();
         assertThat(err.toString()).contains("apt-get install dataset-fashion-mnist");
+        assertThat(cl.execute("train", "--rate", "1gbit")).isNotZero();
+        assertThat(err.toString()).contains("--rate needs --rack");
+        assertThat(cl.execute("train", "--rack")).isNotZero();
+        assertThat(err.toString()).contains("--rack needs --rate, e.g. --rate 100mbit");
+        assertThat(cl.execute("train", "--target-accuracy", "1.5")).isNotZero();
+        assertThat(err.toString()).contains("--target-accuracy must be in (0, 1], not 1.5");
+        assertThat(cl.execute("train", "--aggregation", "ring,topk", "--rank", "0", "--controller", "127.0.0.1:1")).isNotZero();
+        assertThat(err.toString()).contains("--rank runs one rank of one job: give one --aggregation");
+        assertThat(cl.execute("train", "--aggregation", "topk", "--topk-ratio", "0", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("top-k ratio 0.0 must be in (0, 1]");
+    }
+
+    @Test
+    void benchComparesTheCompressionBaselinesAndReportsTheirBytes() {
+        String out = run("bench", "--algo", "topk,qsgd", "--workers", "2", "--size", "64KiB", "--iters", "2", "--warmup", "1",
+                "--verify", "--format", "json", "--topk-ratio", "0.05", "--qsgd-levels", "127");
+        String[] lines = out.strip().split("\n");
+        assertThat(lines).hasSize(2);
+        assertThat(lines[0]).contains("\"algo\": \"topk\"", "\"verified\": true", "\"wire_bytes\": 6588,",
+                "\"wire_ratio\": 0.1005"); // one message of 16 + 8 x 819 bytes, behind a 20-byte header
+        assertThat(lines[1]).contains("\"algo\": \"qsgd\"", "\"verified\": true", "\"wire_ratio\": 0.25");
+    }
+
+    @Test
+    void trainComparesAggregationsOneRunEach(@TempDir Path dir) throws IOException {
+        Path png = dir.resolve("train.png");
+        String out = run("train", "--aggregation", "ring,qsgd", "--workers", "2", "--epochs", "1", "--limit", "512",
+                "--batch-size", "32", "--target-accuracy", "0.1", "--format", "json", "--plot", png.toString());
+        List<String> lines = out.strip().lines().toList();
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).contains("\"aggregation\": \"ring\"", "\"target_accuracy\": 0.1", "\"rate_bps\": null",
+                "\"parameters_identical\": true").doesNotContain("\"seconds_to_target\": null");
+        assertThat(lines.get(1)).contains("\"aggregation\": \"qsgd\"", "\"parameters_identical\": true");
+        assertThat(ImageIO.read(png.toFile()).getWidth()).isPositive();
     }
 
     @Test

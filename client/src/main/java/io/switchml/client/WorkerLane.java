@@ -255,6 +255,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             firstSentAt[i] = sentAt[i];
         }
         statistics.packetsSent.increment();
+        statistics.bytesSent.add(size.packetBytes());
     }
 
     private void encode(int i, int q) {

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 /** Counters of one worker context, readable from any thread while it runs. */
 public final class WorkerStatistics {
     final LongAdder packetsSent = new LongAdder();
+    final LongAdder bytesSent = new LongAdder();
     final LongAdder packetsReceived = new LongAdder();
     final LongAdder retransmissions = new LongAdder();
     final LongAdder retransmissionTimeouts = new LongAdder();
@@ -27,7 +28,7 @@ public final class WorkerStatistics {
                 retransmissionTimeouts.sum(), duplicateResults.sum(),
                 malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos,
                 injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum(), failovers.sum(), blocksKept.sum(),
-                blocksRedone.sum(), blocksCopied.sum());
+                blocksRedone.sum(), blocksCopied.sum(), bytesSent.sum());
     }
 
     /**
@@ -49,11 +50,12 @@ public final class WorkerStatistics {
      * @param blocksRedone      at failovers: blocks no worker held, aggregated again from every worker's input
      * @param blocksCopied      at failovers: blocks some workers held and others did not, copied from the lowest rank
      *                          that held them (its result, through the new switch or ring; the others added zeros)
+     * @param bytesSent         UDP payload bytes of the packets sent (headers and retransmissions included)
      */
     public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
                            long duplicateResults,
                            long malformedResults, long operations, long operationTimeouts, long smoothedRttNanos,
                            long injectedDrops, long injectedDuplicates, long injectedDelays, long failovers,
-                           long blocksKept, long blocksRedone, long blocksCopied) {
+                           long blocksKept, long blocksRedone, long blocksCopied, long bytesSent) {
     }
 }

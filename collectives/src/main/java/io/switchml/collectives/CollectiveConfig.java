@@ -11,7 +11,7 @@ import java.util.Set;
  * One worker's settings for a baseline all-reduce. Every worker of the job uses the same values
  * except {@code rank}. Checked when built: a bad value fails here, with its name, not mid-job.
  *
- * @param algorithm        {@code ring} or {@code ps}
+ * @param algorithm        {@code ring}, {@code ps}, {@code topk} or {@code qsgd}
  * @param rank             this worker's rank, 0..workers-1
  * @param workers          workers in the job
  * @param endpoints        every worker's host:port, in rank order; rank i listens on endpoints[i]
@@ -24,18 +24,28 @@ import java.util.Set;
  * @param operationTimeout how long an all-reduce, barrier or broadcast may take
  * @param segmentBytes     the pipelining unit: the ring adds and forwards in segments of this size, a server sums
  *                         and returns in frames of this size; a multiple of 4
+ * @param compression      {@code topk} and {@code qsgd} only: ratio, levels, bucket, norm, seed (the same on every worker)
  */
 public record CollectiveConfig(Algorithm algorithm, int rank, int workers, List<InetSocketAddress> endpoints,
                                List<InetSocketAddress> servers, boolean serversInWorkers, Duration connectTimeout,
-                               Duration operationTimeout, int segmentBytes) {
+                               Duration operationTimeout, int segmentBytes, Compression compression) {
     public static final int MAX_WORKERS = 4096;
     public static final int MAX_SEGMENT_BYTES = 64 << 20;
     public static final int DEFAULT_SEGMENT_BYTES = 256 << 10;
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(60);
 
+    /** Without compression settings (the defaults, which only {@code topk} and {@code qsgd} read). */
+    public CollectiveConfig(Algorithm algorithm, int rank, int workers, List<InetSocketAddress> endpoints,
+                            List<InetSocketAddress> servers, boolean serversInWorkers, Duration connectTimeout,
+                            Duration operationTimeout, int segmentBytes) {
+        this(algorithm, rank, workers, endpoints, servers, serversInWorkers, connectTimeout, operationTimeout, segmentBytes,
+                Compression.DEFAULTS);
+    }
+
     public CollectiveConfig {
         Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(compression, "compression");
         endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints"));
         servers = List.copyOf(Objects.requireNonNull(servers, "servers"));
         Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -105,7 +115,7 @@ public record CollectiveConfig(Algorithm algorithm, int rank, int workers, List<
     public Builder toBuilder() {
         return new Builder().algorithm(algorithm.id()).rank(rank).workers(workers).endpoints(endpoints).servers(servers)
                 .serversInWorkers(serversInWorkers).connectTimeout(connectTimeout).operationTimeout(operationTimeout)
-                .segmentBytes(segmentBytes);
+                .segmentBytes(segmentBytes).compression(compression);
     }
 
     /** Collects values; {@link #build()} checks them. Unset: workers = endpoints.size(), defaults below. */
@@ -119,11 +129,12 @@ public record CollectiveConfig(Algorithm algorithm, int rank, int workers, List<
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private int segmentBytes = DEFAULT_SEGMENT_BYTES;
+        private Compression compression = Compression.DEFAULTS;
 
         private Builder() {
         }
 
-        /** {@code ring} or {@code ps}. */
+        /** {@code ring}, {@code ps}, {@code topk} or {@code qsgd}. */
         public Builder algorithm(String name) {
             this.algorithm = Algorithm.named(name);
             return this;
@@ -178,12 +189,18 @@ public record CollectiveConfig(Algorithm algorithm, int rank, int workers, List<
             return this;
         }
 
+        /** {@code topk} and {@code qsgd}: the compression settings. */
+        public Builder compression(Compression compression) {
+            this.compression = compression;
+            return this;
+        }
+
         public CollectiveConfig build() {
             if (rank == null) {
                 throw new IllegalArgumentException("rank is required: this worker's rank, 0..workers-1");
             }
             return new CollectiveConfig(algorithm, rank, workers != null ? workers : endpoints.size(), endpoints, servers,
-                    serversInWorkers, connectTimeout, operationTimeout, segmentBytes);
+                    serversInWorkers, connectTimeout, operationTimeout, segmentBytes, compression);
         }
     }
 }

@@ -4,7 +4,9 @@ import io.switchml.client.AllReduce;
 
 /**
  * Opens a baseline all-reduce by name, so benchmarks and training code can switch algorithm by
- * configuration: {@code ring} ({@link RingAllReduce}) or {@code ps} ({@link ParameterServerAllReduce}).
+ * configuration: {@code ring} ({@link RingAllReduce}), {@code ps} ({@link ParameterServerAllReduce}), or the
+ * compression baselines {@code topk} and {@code qsgd} ({@link CompressedAllReduce}, settings in
+ * {@link CollectiveConfig#compression()}).
  * Every worker of the job calls {@code open} with the same configuration except its rank; it returns
  * once this worker is connected to the peers it needs.
  *
@@ -45,6 +47,14 @@ public final class Collectives {
                 return RingAllReduce.open(config, workerListener);
             case PARAMETER_SERVER:
                 return ParameterServerAllReduce.open(config, workerListener, serverListener);
+            case TOPK:
+            case QSGD:
+                if (serverListener != null) {
+                    serverListener.close();
+                    throw new IllegalArgumentException(config.algorithm() + " runs on the ring's transport and has no servers,"
+                            + " but a server listener was given");
+                }
+                return CompressedAllReduce.open(config, workerListener);
             default:
                 throw new IllegalArgumentException("no implementation for algorithm " + config.algorithm());
         }

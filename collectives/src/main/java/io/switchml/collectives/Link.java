@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A TCP connection to one peer, a worker rank or a parameter server, in non-blocking mode. One
@@ -18,6 +19,8 @@ final class Link implements AutoCloseable {
     private final List<Integer> peerRanks;
     private SelectionKey key;
     private int wanted;
+    /** Where the bytes written are counted, or null when they are not (a link inside one process). */
+    private LongAdder sent;
 
     /**
      * @param peer      how messages name the peer, e.g. {@code rank 2 (10.0.0.3:7000)}
@@ -46,6 +49,12 @@ final class Link implements AutoCloseable {
         this.key = key;
     }
 
+    /** Counts every byte written from now on into {@code counter} (bytes on the wire, for the bench). */
+    Link countSentInto(LongAdder counter) {
+        this.sent = counter;
+        return this;
+    }
+
     /** Reads what has arrived, up to dst's limit, without blocking. */
     int read(ByteBuffer dst) throws LinkFailure {
         int n;
@@ -62,11 +71,16 @@ final class Link implements AutoCloseable {
 
     /** Writes what the socket takes without blocking. */
     int write(ByteBuffer src) throws LinkFailure {
+        int n;
         try {
-            return channel.write(src);
+            n = channel.write(src);
         } catch (IOException e) {
             throw failed(e);
         }
+        if (sent != null && n > 0) {
+            sent.add(n);
+        }
+        return n;
     }
 
     /** Wakes the next {@link Poller#await} when the socket becomes ready for these operations. */

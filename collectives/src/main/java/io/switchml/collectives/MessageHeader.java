@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * run the same sequence of operations before any data is mixed up.
  *
  * @param kind     one of the constants below
- * @param detail   element type and reduce op of an all-reduce, the root of a broadcast
+ * @param detail   element type and reduce op of an all-reduce, the root of a broadcast, the origin and reduce op
+ *                 of an all-gather block
  * @param sequence the sender's operation number: all-reduces, barriers and broadcasts counted together from 1
  * @param length   elements of an all-reduce, bytes of a broadcast value, a frame or an error report
  */
@@ -32,6 +33,8 @@ record MessageHeader(int kind, int detail, long sequence, int length) {
     static final int RESULT = 6;
     /** A parameter server's error report follows ({@link RemoteError}). */
     static final int ERROR = 7;
+    /** One rank's block of an all-gather follows (detail: origin rank << 8 | reduce op; length: bytes). */
+    static final int GATHER = 8;
 
     static MessageHeader allReduce(int kind, long sequence, ElementType type, ReduceOp op, int length) {
         return new MessageHeader(kind, type.ordinal() << 8 | op.ordinal(), sequence, length);
@@ -90,6 +93,8 @@ record MessageHeader(int kind, int detail, long sequence, int length) {
                 return "a result of all-reduce #" + sequence;
             case ERROR:
                 return "an error report about operation #" + sequence;
+            case GATHER:
+                return "rank " + (detail >>> 8) + "'s block of the compressed all-reduce #" + sequence + " (" + opName() + ")";
             default:
                 return "a message of unknown kind " + kind + " (not a switchml collectives peer, or a different version)";
         }

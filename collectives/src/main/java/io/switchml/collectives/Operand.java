@@ -13,23 +13,53 @@ import java.nio.IntBuffer;
 abstract class Operand {
     private final ElementType type;
     private final int length;
+    private final Object owner;
+    private final int ownerOffset;
 
-    private Operand(ElementType type, int length) {
+    private Operand(ElementType type, int length, Object owner, int ownerOffset) {
         if (length > Integer.MAX_VALUE / ElementType.BYTES) {
             throw new IllegalArgumentException("a tensor of " + length + " elements is over the 2 GiB a single all-reduce takes");
         }
         this.type = type;
         this.length = length;
+        this.owner = owner;
+        this.ownerOffset = ownerOffset;
     }
 
     static Operand of(FloatBuffer in, FloatBuffer out) {
         checkOutput(in.remaining(), out.remaining(), out.isReadOnly());
-        return new Floats(in.duplicate(), out.duplicate());
+        return new Floats(in.duplicate(), out.duplicate(), in.hasArray() ? in.array() : in,
+                in.hasArray() ? in.arrayOffset() + in.position() : in.position());
     }
 
     static Operand of(IntBuffer in, IntBuffer out) {
         checkOutput(in.remaining(), out.remaining(), out.isReadOnly());
-        return new Ints(in.duplicate(), out.duplicate());
+        return new Ints(in.duplicate(), out.duplicate(), in.hasArray() ? in.array() : in,
+                in.hasArray() ? in.arrayOffset() + in.position() : in.position());
+    }
+
+    /**
+     * What holds the input: the array behind a heap buffer, else the buffer object the caller passed. With
+     * {@link #ownerOffset()} and the length it names "the same tensor" from one all-reduce to the next, for the
+     * per-tensor state of error feedback ({@link TensorStates}).
+     */
+    Object owner() {
+        return owner;
+    }
+
+    /** Where the input starts in its {@link #owner()}: the array index, or the buffer's position. */
+    int ownerOffset() {
+        return ownerOffset;
+    }
+
+    /** float32 only: copies the input into {@code dst[0..length)}. */
+    void readFloats(float[] dst) {
+        throw new UnsupportedOperationException("not a float32 operand");
+    }
+
+    /** float32 only: copies {@code src[0..length)} to the output, at its position. */
+    void writeFloats(float[] src) {
+        throw new UnsupportedOperationException("not a float32 operand");
     }
 
     ElementType type() {
@@ -69,10 +99,20 @@ abstract class Operand {
         private final FloatBuffer in;
         private final FloatBuffer out;
 
-        Floats(FloatBuffer in, FloatBuffer out) {
-            super(ElementType.FLOAT32, in.remaining());
+        Floats(FloatBuffer in, FloatBuffer out, Object owner, int ownerOffset) {
+            super(ElementType.FLOAT32, in.remaining(), owner, ownerOffset);
             this.in = in;
             this.out = out;
+        }
+
+        @Override
+        void readFloats(float[] dst) {
+            in.duplicate().get(dst, 0, length());
+        }
+
+        @Override
+        void writeFloats(float[] src) {
+            out.duplicate().put(src, 0, length());
         }
 
         @Override
@@ -90,8 +130,8 @@ abstract class Operand {
         private final IntBuffer in;
         private final IntBuffer out;
 
-        Ints(IntBuffer in, IntBuffer out) {
-            super(ElementType.INT32, in.remaining());
+        Ints(IntBuffer in, IntBuffer out, Object owner, int ownerOffset) {
+            super(ElementType.INT32, in.remaining(), owner, ownerOffset);
             this.in = in;
             this.out = out;
         }

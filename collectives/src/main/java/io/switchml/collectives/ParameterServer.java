@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One parameter server: it owns shard {@code index} of every all-reduce. Each worker pushes its
@@ -45,18 +46,24 @@ public final class ParameterServer implements AutoCloseable {
     private final ShardReduction reduction;
     private final AtomicLong completed = new AtomicLong();
     private final Thread thread;
+    /** Counts the result frames sent to every worker but {@link #hostRank} ({@link ShardReduction}); null when not counted. */
+    private final LongAdder sent;
+    /** The rank whose process hosts this server (its link crosses no process boundary), or -1. */
+    private final int hostRank;
 
     /** An incoming connection that has not said who it is yet. */
     private record Pending(Handshake handshake, long deadlineNanos) {
     }
 
-    private ParameterServer(ParameterServerConfig config, Listener listener) {
+    private ParameterServer(ParameterServerConfig config, Listener listener, LongAdder sent, int hostRank) {
         this.config = config;
+        this.sent = sent;
+        this.hostRank = hostRank;
         this.listener = listener;
         this.self = "server " + config.index() + " (" + listener.address() + ")";
         this.hello = new Hello(Hello.SERVER, config.index(), config.workers(), config.servers());
         this.workers = new Link[config.workers()];
-        this.reduction = new ShardReduction(config, self, workers, this::drop);
+        this.reduction = new ShardReduction(config, self, workers, this::drop, sent, hostRank);
         this.thread = new Thread(this::run, "switchml-ps-server-" + config.index());
         thread.setDaemon(true);
     }
@@ -68,7 +75,15 @@ public final class ParameterServer implements AutoCloseable {
 
     /** Starts serving on an already bound listener (which the server then owns). */
     public static ParameterServer start(ParameterServerConfig config, Listener listener) {
-        ParameterServer server = new ParameterServer(config, listener);
+        return start(config, listener, null, -1);
+    }
+
+    /**
+     * Starts serving inside a worker's process: the bytes it sends to every rank but {@code hostRank} are
+     * counted into {@code sent}, the hosting worker's traffic ({@link BytesSent}).
+     */
+    static ParameterServer start(ParameterServerConfig config, Listener listener, LongAdder sent, int hostRank) {
+        ParameterServer server = new ParameterServer(config, listener, sent, hostRank);
         try {
             server.poller.register(listener.channel(), SelectionKey.OP_ACCEPT, null);
         } catch (IOException e) {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The worker side of a parameter server all-reduce, as BytePS: the tensor is cut into one shard per
@@ -30,12 +31,21 @@ public final class ParameterServerAllReduce extends TcpCollective {
     public static final Duration SERVER_VERDICT_GRACE = Duration.ofSeconds(1);
 
     private final ParameterServer ownServer;
+    /** What the server in this process sends to the other ranks (its own thread counts it). */
+    private final LongAdder serverSent;
     private final Pass pass;
 
-    private ParameterServerAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links, ParameterServer ownServer) {
-        super(config, poller, links);
+    private ParameterServerAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links, ParameterServer ownServer,
+                                     LongAdder serverSent) {
+        super(config, poller, links, new LongAdder());
         this.ownServer = ownServer;
+        this.serverSent = serverSent;
         this.pass = new Pass(links.servers());
+        for (int s = 0; s < links.servers().length; s++) {
+            if (ownServer == null || s != config.rank()) { // the push to the server in this process crosses no link
+                links.servers()[s].countSentInto(sent);
+            }
+        }
     }
 
     /**
@@ -56,14 +66,17 @@ public final class ParameterServerAllReduce extends TcpCollective {
         }
         ParameterServer ownServer = null;
         Poller poller = null;
+        LongAdder serverSent = new LongAdder();
         Listener bound = workerListener;
         try {
             if (bound == null) {
                 bound = Listener.bind(config.endpoints().get(config.rank()));
             }
             if (hostsServer) {
-                ownServer = serverListener != null ? ParameterServer.start(config.parameterServer(config.rank()), serverListener)
-                        : ParameterServer.start(config.parameterServer(config.rank()));
+                Listener ownListener = serverListener != null ? serverListener
+                        : Listener.bind(config.servers().get(config.rank()));
+                // Its results to the other ranks leave this process: they count as this worker's traffic.
+                ownServer = ParameterServer.start(config.parameterServer(config.rank()), ownListener, serverSent, config.rank());
             }
             poller = new Poller();
             Rendezvous rendezvous = workerConnections(poller, config, bound, false);
@@ -71,7 +84,7 @@ public final class ParameterServerAllReduce extends TcpCollective {
                 rendezvous.dialServer(s, config.servers().get(s));
             }
             Rendezvous.Links links = rendezvous.connect(Deadline.after(config.connectTimeout()));
-            return new ParameterServerAllReduce(config, poller, links, ownServer);
+            return new ParameterServerAllReduce(config, poller, links, ownServer, serverSent);
         } catch (RuntimeException e) {
             if (ownServer != null) {
                 ownServer.close();
@@ -93,6 +106,11 @@ public final class ParameterServerAllReduce extends TcpCollective {
     protected void reduce(Operand operand, ReduceOp op, long sequence, String context) {
         pass.start(operand, op, sequence, context);
         poller.complete(pass, Deadline.after(config.operationTimeout()).extendedBy(SERVER_VERDICT_GRACE), context);
+    }
+
+    @Override
+    protected long otherBytesSent() {
+        return serverSent.sum();
     }
 
     @Override

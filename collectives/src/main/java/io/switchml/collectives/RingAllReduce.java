@@ -26,11 +26,11 @@ import java.util.List;
  * operations fail with a {@link io.switchml.client.MismatchedOperationException} instead of mixing
  * tensors.
  */
-public final class RingAllReduce extends TcpCollective {
+public sealed class RingAllReduce extends TcpCollective permits CompressedAllReduce {
     private final Pass pass;
 
-    private RingAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links) {
-        super(config, poller, links);
+    RingAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links) {
+        super(config, poller, links, new java.util.concurrent.atomic.LongAdder());
         int n = config.workers();
         this.pass = n == 1 ? null
                 : new Pass(links.workers()[(config.rank() + 1) % n], links.workers()[(config.rank() + n - 1) % n]);
@@ -45,12 +45,22 @@ public final class RingAllReduce extends TcpCollective {
         if (config.algorithm() != Algorithm.RING) {
             throw new IllegalArgumentException("a ring needs algorithm ring, not " + config.algorithm());
         }
+        return connect(config, listener, RingAllReduce::new);
+    }
+
+    /** How an instance is made once its links are up. */
+    interface Factory<T extends RingAllReduce> {
+        T create(CollectiveConfig config, Poller poller, Rendezvous.Links links);
+    }
+
+    /** Binds (unless given a listener), connects to the neighbours and rank 0, and makes the instance. */
+    static <T extends RingAllReduce> T connect(CollectiveConfig config, Listener listener, Factory<T> factory) {
         Listener bound = listener != null ? listener : Listener.bind(config.endpoints().get(config.rank()));
         Poller poller = new Poller();
         try {
             Rendezvous.Links links = workerConnections(poller, config, bound, true)
                     .connect(Deadline.after(config.connectTimeout()));
-            return new RingAllReduce(config, poller, links);
+            return factory.create(config, poller, links);
         } catch (RuntimeException e) {
             poller.close();
             throw e;
@@ -59,8 +69,19 @@ public final class RingAllReduce extends TcpCollective {
         }
     }
 
+    /** The link to rank+1 (null with one worker). */
+    Link nextLink() {
+        return config.workers() == 1 ? null : links.workers()[(config.rank() + 1) % config.workers()];
+    }
+
+    /** The link to rank-1 (null with one worker). */
+    Link previousLink() {
+        int n = config.workers();
+        return n == 1 ? null : links.workers()[(config.rank() + n - 1) % n];
+    }
+
     @Override
-    protected void reduce(Operand operand, ReduceOp op, long sequence, String context) {
+    protected final void reduce(Operand operand, ReduceOp op, long sequence, String context) {
         if (pass == null) {
             return; // one worker: the sum is the input, and x / 1 == x
         }

@@ -24,6 +24,8 @@ final class ShardReduction {
     private final Link[] workers;
     /** Called when a worker leaves cleanly between all-reduces. */
     private final IntConsumer depart;
+    private final java.util.concurrent.atomic.LongAdder sent;
+    private final int hostRank;
     private final int n;
     private final int segmentElements;
     /** Every rank's push, rank r's at r * shardBytes; rank 0's region then holds the sum. */
@@ -61,6 +63,18 @@ final class ShardReduction {
     }
 
     ShardReduction(ParameterServerConfig config, String self, Link[] workers, IntConsumer depart) {
+        this(config, self, workers, depart, null, -1);
+    }
+
+    /**
+     * @param sent     counts the result frames sent to every rank but {@code hostRank}, each when it is started (so
+     *                 before any of its bytes can reach the worker); null: not counted
+     * @param hostRank the rank in whose process this server runs, or -1
+     */
+    ShardReduction(ParameterServerConfig config, String self, Link[] workers, IntConsumer depart,
+                   java.util.concurrent.atomic.LongAdder sent, int hostRank) {
+        this.sent = sent;
+        this.hostRank = hostRank;
         this.config = config;
         this.self = self;
         this.workers = workers;
@@ -271,6 +285,9 @@ final class ShardReduction {
                     new MessageHeader(MessageHeader.RESULT, 0, op.sequence(), bytes).writeTo(frameOut[r]);
                     inFrame[r] = true;
                     payloadSent[r] = 0;
+                    if (sent != null && r != hostRank) {
+                        sent.add(MessageHeader.BYTES + bytes);
+                    }
                 }
                 if (frameOut[r].hasRemaining()) {
                     progress |= workers[r].write(frameOut[r]) > 0;

@@ -7,6 +7,7 @@ import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the ring and the parameter server share: the links to the other workers, the operation
@@ -18,22 +19,36 @@ import java.util.concurrent.CompletableFuture;
  * operation fails, the instance closes its links (so its peers fail at once too) and every later
  * operation fails; close it on every worker and open new instances.
  */
-abstract class TcpCollective implements AllReduce {
+abstract class TcpCollective implements AllReduce, BytesSent {
     protected final CollectiveConfig config;
     protected final Poller poller;
     protected final Rendezvous.Links links;
     /** The tensor's bytes while it is reduced; reused from one all-reduce to the next. */
     protected final WorkBuffer work = new WorkBuffer();
     protected final String self;
+    /** Bytes written to other workers and servers by this instance's links ({@link BytesSent}). */
+    protected final LongAdder sent;
+    /** The part of {@link #sent} that barriers and broadcasts wrote: not the algorithm's traffic. */
+    private final LongAdder controlSent = new LongAdder();
     private final ControlOperations control;
     private final OperationQueue queue;
     /** Operations run so far; only the queue's thread touches it. */
     private long sequence;
 
-    protected TcpCollective(CollectiveConfig config, Poller poller, Rendezvous.Links links) {
+    /**
+     * @param sent counts the bytes written; every link to another worker counts into it here, a subclass adds
+     *             the links it knows cross no process boundary or do (servers)
+     */
+    protected TcpCollective(CollectiveConfig config, Poller poller, Rendezvous.Links links, LongAdder sent) {
         this.config = config;
         this.poller = poller;
         this.links = links;
+        this.sent = sent;
+        for (Link worker : links.workers()) {
+            if (worker != null) {
+                worker.countSentInto(sent);
+            }
+        }
         this.self = "rank " + config.rank() + " (" + config.algorithm().id() + ")";
         this.control = new ControlOperations(config.rank(), config.workers(), links.workers(), poller, self);
         this.queue = new OperationQueue(self, "switchml-" + config.algorithm().id() + "-rank-" + config.rank(),
@@ -66,6 +81,26 @@ abstract class TcpCollective implements AllReduce {
      */
     protected abstract void reduce(Operand operand, ReduceOp op, long sequence, String context);
 
+    /**
+     * Runs one all-reduce on the queue's thread, from the caller's input to its output: by default through the
+     * work buffer and {@link #reduce}.
+     */
+    protected void execute(Operand operand, ReduceOp op, long sequence, String context) {
+        operand.copyIn(work.atLeast(operand.bytes()));
+        reduce(operand, op, sequence, context);
+        operand.copyOut(work.current());
+    }
+
+    @Override
+    public final long bytesSent() {
+        return sent.sum() - controlSent.sum() + otherBytesSent();
+    }
+
+    /** Bytes sent for this worker by others in its process (a parameter server it hosts); 0 by default. */
+    protected long otherBytesSent() {
+        return 0;
+    }
+
     @Override
     public final int rank() {
         return config.rank();
@@ -92,9 +127,7 @@ abstract class TcpCollective implements AllReduce {
             long seq = ++sequence;
             String context = self + ": " + MessageHeader.allReduce(MessageHeader.ALL_REDUCE, seq, operand.type(), op,
                     operand.length()).describe();
-            operand.copyIn(work.atLeast(operand.bytes()));
-            reduce(operand, op, seq, context);
-            operand.copyOut(work.current());
+            execute(operand, op, seq, context);
             return null;
         });
     }
@@ -102,7 +135,12 @@ abstract class TcpCollective implements AllReduce {
     @Override
     public final void barrier() {
         OperationQueue.await(queue.submit(() -> {
-            control.barrier(++sequence, Deadline.after(config.operationTimeout()));
+            long before = sent.sum(); // only this queue's thread writes this instance's links
+            try {
+                control.barrier(++sequence, Deadline.after(config.operationTimeout()));
+            } finally {
+                controlSent.add(sent.sum() - before);
+            }
             return null;
         }));
     }
@@ -115,8 +153,14 @@ abstract class TcpCollective implements AllReduce {
         if (root == rank()) {
             Objects.requireNonNull(value, "the root's broadcast value");
         }
-        return OperationQueue.await(queue.submit(
-                () -> control.broadcast(value, root, ++sequence, Deadline.after(config.operationTimeout()))));
+        return OperationQueue.await(queue.submit(() -> {
+            long before = sent.sum();
+            try {
+                return control.broadcast(value, root, ++sequence, Deadline.after(config.operationTimeout()));
+            } finally {
+                controlSent.add(sent.sum() - before);
+            }
+        }));
     }
 
     /** Fails queued operations, stops the running one, closes the links. Idempotent. */

@@ -7,12 +7,17 @@
  *       around the ring of workers, pipelined in segments, as Gloo's ring;</li>
  *   <li>{@code ps}: {@link io.switchml.collectives.ParameterServerAllReduce}, workers push shards to
  *       {@link io.switchml.collectives.ParameterServer}s (in the workers' processes or separate), which
- *       sum them and send the sums back, as BytePS.</li>
+ *       sum them and send the sums back, as BytePS;</li>
+ *   <li>{@code topk} and {@code qsgd}: {@link io.switchml.collectives.CompressedAllReduce}, gradient
+ *       compression (top-k with error feedback, QSGD's stochastic quantization) whose messages are
+ *       exchanged by all-gather around the ring, settings in {@link io.switchml.collectives.Compression}.</li>
  * </ul>
  *
- * <p>Both are exact and deterministic: every rank gets bit-identical results, which
- * {@link io.switchml.collectives.RingReference} and {@link io.switchml.collectives.ParameterServerReference}
- * compute locally. int32 sums wrap like Java's int; MEAN is one float division by n (int32: Java's
+ * <p>All are exact and deterministic: every rank gets bit-identical results, which
+ * {@link io.switchml.collectives.RingReference}, {@link io.switchml.collectives.ParameterServerReference},
+ * {@link io.switchml.collectives.TopKReference} and {@link io.switchml.collectives.QsgdReference}
+ * compute locally (the compressed ones: the sum of the compressed tensors). Every instance counts the
+ * bytes it sends ({@link io.switchml.collectives.BytesSent}). int32 sums wrap like Java's int; MEAN is one float division by n (int32: Java's
  * integer division) applied once to each finished sum.
  *
  * <p>Layers, one concern per file: the transport ({@link io.switchml.collectives.Listener},

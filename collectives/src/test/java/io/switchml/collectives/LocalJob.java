@@ -33,8 +33,13 @@ final class LocalJob implements AutoCloseable {
                     + segmentBytes + "B", Algorithm.PARAMETER_SERVER, servers, inWorkers, segmentBytes);
         }
 
+        /** {@code topk} or {@code qsgd}: the ring's transport, no servers. */
+        static Layout compressed(Algorithm algorithm) {
+            return new Layout(algorithm.id(), algorithm, 0, false, CollectiveConfig.DEFAULT_SEGMENT_BYTES);
+        }
+
         int serverCount(int workers) {
-            return algorithm == Algorithm.RING ? 0 : servers <= 0 ? workers : servers;
+            return algorithm != Algorithm.PARAMETER_SERVER ? 0 : servers <= 0 ? workers : servers;
         }
 
         @Override

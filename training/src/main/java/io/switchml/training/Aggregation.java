@@ -6,13 +6,16 @@ import java.util.Locale;
 
 /**
  * How the workers sum their gradients: through the switch ({@code switchml}), with the TCP baselines
- * ({@code ring}, {@code ps}), or not at all ({@code none}: one process training alone, the
- * reference that data-parallel training must match).
+ * ({@code ring}, {@code ps}), compressed ({@code topk}: top-k with error feedback, {@code qsgd}:
+ * stochastic quantization; both exchanged by all-gather over the ring's links), or not at all
+ * ({@code none}: one process training alone, the reference that data-parallel training must match).
  */
 public enum Aggregation {
     SWITCHML(BenchAlgorithm.SWITCHML),
     RING(BenchAlgorithm.RING),
     PS(BenchAlgorithm.PS),
+    TOPK(BenchAlgorithm.TOPK),
+    QSGD(BenchAlgorithm.QSGD),
     NONE(null);
 
     private final BenchAlgorithm algorithm;
@@ -26,6 +29,11 @@ public enum Aggregation {
         return algorithm;
     }
 
+    /** Whether its workers exchange TCP endpoints through the launcher (everything but the switch and none). */
+    public boolean exchangesEndpoints() {
+        return algorithm != null && !algorithm.needsSwitch();
+    }
+
     public String id() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -36,7 +44,7 @@ public enum Aggregation {
                 return a;
             }
         }
-        throw new IllegalArgumentException("unknown aggregation '" + name + "'; known: switchml, ring, ps, none");
+        throw new IllegalArgumentException("unknown aggregation '" + name + "'; known: switchml, ring, ps, topk, qsgd, none");
     }
 
     @Override

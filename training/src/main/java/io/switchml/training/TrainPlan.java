@@ -1,6 +1,7 @@
 package io.switchml.training;
 
 import io.switchml.bench.WorkerArguments;
+import io.switchml.collectives.Compression;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,11 +23,19 @@ import java.util.Map;
  * @param data         directory of the Fashion-MNIST IDX files
  * @param trainLimit   use only the first this many training images (0: all), for quick runs and tests
  * @param bucketBytes  tensor-fusion threshold
+ * @param compression  {@code topk} and {@code qsgd}: their settings
  */
 public record TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
-                        long seed, Path data, int trainLimit, long bucketBytes) {
+                        long seed, Path data, int trainLimit, long bucketBytes, Compression compression) {
+    /** With the default compression settings. */
+    public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
+                     long seed, Path data, int trainLimit, long bucketBytes) {
+        this(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, Compression.DEFAULTS);
+    }
+
     public TrainPlan {
         config = Map.copyOf(config);
+        java.util.Objects.requireNonNull(compression, "compression");
         if (epochs < 1 || batchSize < 1 || !(learningRate > 0) || trainLimit < 0 || bucketBytes < 4) {
             throw new IllegalArgumentException("need epochs >= 1, batch size >= 1, a positive learning rate, train limit >= 0"
                     + " and a fusion bucket of at least 4 bytes; got epochs=" + epochs + " batch=" + batchSize + " lr="
@@ -37,7 +46,12 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
     public TrainPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes);
+        return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression);
+    }
+
+    /** The same plan with another aggregation (a comparison runs one plan per method). */
+    public TrainPlan withAggregation(Aggregation a) {
+        return new TrainPlan(config, a, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression);
     }
 
     public List<String> toArgs() {
@@ -51,6 +65,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         args.add("data=" + data);
         args.add("limit=" + trainLimit);
         args.add("bucket=" + bucketBytes);
+        args.add("compression=" + compression.toSpec());
         return args;
     }
 
@@ -59,6 +74,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         return new TrainPlan(a.config(), Aggregation.named(a.required("aggregation")),
                 Integer.parseInt(a.required("epochs")), Integer.parseInt(a.required("batch")),
                 Float.parseFloat(a.required("lr")), Long.parseLong(a.required("seed")), Path.of(a.required("data")),
-                Integer.parseInt(a.required("limit")), Long.parseLong(a.required("bucket")));
+                Integer.parseInt(a.required("limit")), Long.parseLong(a.required("bucket")),
+                Compression.parse(a.plan().get("compression")));
     }
 }

@@ -1,7 +1,9 @@
 package io.switchml.training;
 
 import ai.djl.engine.Engine;
+import io.switchml.bench.BenchRunner;
 import io.switchml.bench.PeerEndpoints;
+import io.switchml.bench.Rack;
 import io.switchml.bench.WorkerGroup;
 import io.switchml.bench.WorkerProcess;
 import io.switchml.client.SwitchMLConfig;
@@ -35,8 +37,25 @@ public final class TrainRunner {
     /**
      * @param controller {@code HOST:PORT} of a running switch's controller, or null to embed one
      * @param timeout    how long the whole run may take
+     * @param rack       run in the emulated rack ({@link Rack}, needs root): every worker in its own network
+     *                   namespace behind links shaped to the rack's rate, the switch in its own; null: this host's
+     *                   loopback
+     * @param target     the test accuracy whose time the summary reports ({@link TrainingSummary#secondsToTarget()})
      */
-    public record Options(int workers, TrainPlan plan, String controller, Duration timeout) {
+    public record Options(int workers, TrainPlan plan, String controller, Duration timeout, Rack.Spec rack, double target) {
+        public Options(int workers, TrainPlan plan, String controller, Duration timeout) {
+            this(workers, plan, controller, timeout, null, TrainingSummary.DEFAULT_TARGET);
+        }
+
+        public Options {
+            if (rack != null && controller != null) {
+                throw new IllegalArgumentException("the rack starts its own switch in its switch namespace; drop --controller");
+            }
+            if (rack != null && rack.workers() < workers) {
+                throw new IllegalArgumentException("the rack has " + rack.workers() + " worker namespaces for " + workers
+                        + " workers");
+            }
+        }
     }
 
     private final Options options;
@@ -59,6 +78,9 @@ public final class TrainRunner {
         // library is unpacked from its jar by one process rather than by every worker at once.
         Engine engine = Engine.getEngine("PyTorch");
         progress.println("engine: " + engine.getEngineName() + " " + engine.getVersion());
+        if (options.rack() != null) {
+            return runInRack(epochs);
+        }
         AggregationService embedded = null;
         String controller = options.controller();
         if (aggregation == Aggregation.SWITCHML && controller == null) {
@@ -68,10 +90,28 @@ public final class TrainRunner {
                     + java.util.Arrays.toString(embedded.dataplane().ports()));
         }
         try {
-            return train(controller, epochs);
+            return train(controller, null, epochs);
         } finally {
             if (embedded != null) {
                 embedded.close();
+            }
+        }
+    }
+
+    /** The emulated rack: built, the switch started in its namespace for {@code switchml}, removed afterwards. */
+    private TrainingSummary runInRack(Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
+        try (Rack rack = Rack.create(options.rack())) {
+            progress.println("emulated rack " + rack.prefix() + ": " + options.rack().describe());
+            Process sw = null;
+            try {
+                String controller = null;
+                if (options.plan().aggregation() == Aggregation.SWITCHML) {
+                    sw = BenchRunner.startRackSwitch(rack, 1, progress);
+                    controller = Rack.SWITCH_ADDRESS + ":" + BenchRunner.RACK_CONTROLLER_PORT;
+                }
+                return train(controller, rack, epochs);
+            } finally {
+                BenchRunner.stopRackSwitch(sw);
             }
         }
     }
@@ -86,14 +126,15 @@ public final class TrainRunner {
         System.setProperty("org.slf4j.simpleLogger.log.ai.djl", System.getProperty("org.slf4j.simpleLogger.log.ai.djl", "error"));
     }
 
-    private TrainingSummary train(String controller, Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
+    private TrainingSummary train(String controller, Rack rack, Consumer<TrainingSummary.EpochSummary> epochs)
+            throws InterruptedException {
         int n = options.workers();
         TrainPlan plan = options.plan().withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
         if (plan.aggregation() == Aggregation.SWITCHML) {
             plan = plan.withConfig(SwitchMLConfig.Key.CONTROLLER.property(), controller)
                     .withConfig(SwitchMLConfig.Key.JOB.property(), "train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
-        boolean exchangesEndpoints = plan.aggregation() == Aggregation.RING || plan.aggregation() == Aggregation.PS;
+        boolean exchangesEndpoints = plan.aggregation().exchangesEndpoints();
         BlockingQueue<EpochReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<FinalReport> finals = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();
@@ -111,7 +152,12 @@ public final class TrainRunner {
             for (int r = 0; r < n; r++) {
                 int rank = r;
                 TrainPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
-                workers.add(WorkerProcess.start(List.of(), r, TrainWorker.class.getName(), mine.toArgs(), WORKER_JVM_OPTIONS, Map.of(),
+                List<String> prefix = List.of();
+                if (rack != null) {
+                    mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
+                    prefix = Rack.inNamespace(rack.workerNamespace(r));
+                }
+                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), mine.toArgs(), WORKER_JVM_OPTIONS, Map.of(),
                         exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
             }
             if (exchangesEndpoints) {
@@ -143,7 +189,8 @@ public final class TrainRunner {
             double stepSeconds = all.stream().mapToDouble(EpochReport::seconds).sum();
             return new TrainingSummary(plan.aggregation().id(), n, plan.epochs(), plan.batchSize(), last.get(0).testAccuracy(),
                     imageSeconds == 0 ? 0 : images / imageSeconds, stepSeconds == 0 ? 0 : aggregationSeconds / stepSeconds,
-                    identical, (System.nanoTime() - start) / 1e9, done);
+                    identical, (System.nanoTime() - start) / 1e9, done, rack == null ? null : options.rack().rateBps(),
+                    options.target());
         }
     }
 

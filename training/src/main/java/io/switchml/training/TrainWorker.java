@@ -72,7 +72,7 @@ public final class TrainWorker {
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
         try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
-                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), peers);
+                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers);
              Model model = Model.newInstance("fashion-mnist-mlp")) {
             AllReduce allReduce = connection == null ? null : connection.allReduce();
             model.setBlock(Classifier.mlp());

@@ -24,10 +24,48 @@ class TrainReportsTest {
         TrainPlan plan = new TrainPlan(Map.of("switchml.rank", "1", "switchml.workers", "4"), Aggregation.PS, 2, 32, 0.002f,
                 9, Path.of("/data"), 1000, 4096);
         assertThat(TrainPlan.parse(plan.toArgs().toArray(String[]::new))).isEqualTo(plan);
+        TrainPlan topk = plan.withAggregation(Aggregation.TOPK);
+        TrainPlan compressed = new TrainPlan(topk.config(), Aggregation.QSGD, 2, 32, 0.002f, 9, Path.of("/data"), 1000, 4096,
+                io.switchml.collectives.Compression.DEFAULTS.withLevels(127).withRatio(0.05));
+        assertThat(TrainPlan.parse(compressed.toArgs().toArray(String[]::new))).isEqualTo(compressed);
+        assertThat(topk.aggregation().exchangesEndpoints()).isTrue();
+        assertThat(Aggregation.SWITCHML.exchangesEndpoints()).isFalse();
+        assertThat(Aggregation.NONE.exchangesEndpoints()).isFalse();
         assertThatThrownBy(() -> TrainPlan.parse(new String[]{"epochs"})).hasMessageContaining("not key=value");
         assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.RING, 0, 32, 0.1f, 1, Path.of("/"), 0, 8))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Aggregation.named("allgather")).hasMessageContaining("known: switchml, ring, ps, none");
+        assertThatThrownBy(() -> Aggregation.named("allgather")).hasMessageContaining("known: switchml, ring, ps, topk, qsgd, none");
+    }
+
+    @Test
+    void timeToTargetIsTheStepTimeUpToTheFirstEpochThatReachedIt() {
+        List<TrainingSummary.EpochSummary> epochs = List.of(
+                new TrainingSummary.EpochSummary(1, 100, 0.6, 0.7, 0.78, 10, 0.5, 10.0),
+                new TrainingSummary.EpochSummary(2, 100, 0.5, 0.8, 0.83, 10, 0.5, 12.0),
+                new TrainingSummary.EpochSummary(3, 100, 0.4, 0.8, 0.81, 10, 0.5, 11.0));
+        TrainingSummary s = new TrainingSummary("topk", 4, 3, 64, 0.81, 10, 0.5, true, 40, epochs, 100_000_000L, 0.82);
+        assertThat(s.secondsToTarget()).isEqualTo(22.0);
+        assertThat(s.epochsToTarget()).isEqualTo(2);
+        assertThat(s.toJson()).contains("\"rate_bps\": 100000000", "\"target_accuracy\": 0.820000", "\"seconds_to_target\": 22.0000");
+        TrainingSummary never = new TrainingSummary("topk", 4, 3, 64, 0.81, 10, 0.5, true, 40, epochs, null, 0.9);
+        assertThat(never.secondsToTarget()).isNaN();
+        assertThat(never.epochsToTarget()).isZero();
+        assertThat(never.toJson()).contains("\"rate_bps\": null", "\"seconds_to_target\": null");
+        assertThat(TrainPlot.rate(100_000_000L)).isEqualTo("100 Mbit/s");
+        assertThat(TrainPlot.rate(1_000_000_000L)).isEqualTo("1 Gbit/s");
+    }
+
+    @Test
+    void theComparisonPlotIsAPng(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        List<TrainingSummary.EpochSummary> epochs = List.of(new TrainingSummary.EpochSummary(1, 100, 0.6, 0.7, 0.85, 10, 0.5, 10.0));
+        List<TrainingSummary> runs = List.of(
+                new TrainingSummary("ring", 4, 1, 64, 0.85, 10, 0.5, true, 20, epochs, 100_000_000L, 0.82),
+                new TrainingSummary("topk", 4, 1, 64, 0.85, 10, 0.5, true, 20, epochs, 1_000_000_000L, 0.9));
+        Path png = dir.resolve("train.png");
+        TrainPlot.write(runs, png);
+        java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(png.toFile());
+        assertThat(image.getWidth()).isEqualTo(900);
+        assertThatThrownBy(() -> TrainPlot.write(List.of(), png)).hasMessageContaining("no training runs");
     }
 
     @Test

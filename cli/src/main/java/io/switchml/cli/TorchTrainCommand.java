@@ -1,6 +1,7 @@
 package io.switchml.cli;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -20,23 +21,8 @@ final class TorchTrainCommand implements Callable<Integer> {
     @Option(names = "--hook", defaultValue = "switchml", description = "switchml, ring, ps or gloo (default: ${DEFAULT-VALUE}).")
     String hook;
 
-    @Option(names = "--epochs", defaultValue = "3", description = "Passes over the training data (default: ${DEFAULT-VALUE}).")
-    int epochs;
-
-    @Option(names = "--batch-size", defaultValue = "64", description = "Per rank; the global batch is --workers times larger (default: ${DEFAULT-VALUE}).")
-    int batchSize;
-
-    @Option(names = "--lr", defaultValue = "0.001", description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
-    double lr;
-
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the data order and of the initial parameters (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Directory of the Fashion-MNIST IDX files (default: ${DEFAULT-VALUE}).")
-    String data;
-
-    @Option(names = "--limit", defaultValue = "0", description = "Train on the first N training images only; 0 = all 60000 (default: ${DEFAULT-VALUE}).")
-    int limit;
+    @Mixin
+    TrainingRunOptions run;
 
     @Option(names = "--format", defaultValue = "table", description = "table, or json: one object at the end (default: ${DEFAULT-VALUE}).")
     String format;
@@ -58,9 +44,9 @@ final class TorchTrainCommand implements Callable<Integer> {
         if (!"json".equals(format) && !"table".equals(format)) {
             throw new IllegalArgumentException("--format must be table or json, not " + format);
         }
-        List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook, "--epochs", String.valueOf(epochs),
-                "--batch-size", String.valueOf(batchSize), "--lr", String.valueOf(lr), "--seed", String.valueOf(seed),
-                "--data", data, "--limit", String.valueOf(limit), "--format", format));
+        List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook, "--epochs", String.valueOf(run.epochs),
+                "--batch-size", String.valueOf(run.batchSize), "--lr", String.valueOf(run.learningRate), "--seed", String.valueOf(run.seed),
+                "--data", run.dataDirectory().toString(), "--limit", String.valueOf(run.limit), "--format", format));
         // gloo needs no agent; the launcher then starts no switch either.
         String algorithm = hook.equals("gloo") ? "none" : hook;
         return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout);

@@ -13,14 +13,20 @@ import java.util.Arrays;
 final class Processor {
     /** values[set][slot][element]. */
     private final int[][][] values;
+    /**
+     * filled[set][slot]: how many leading sums the round holds. Beyond them a round counts as zeros;
+     * tracking the length instead of clearing the rest keeps a short packet's work to its own length.
+     */
+    private final int[][] filled;
 
     Processor(int slots, int elements) {
         this.values = new int[2][slots][elements];
+        this.filled = new int[2][slots];
     }
 
     /**
-     * Folds the packet's first {@code elements} payload elements into (set, slot); a round's first
-     * packet also clears the rest, so a short packet counts as one padded with zeros.
+     * Folds the packet's first {@code elements} payload elements into (set, slot); a short packet
+     * counts as one padded with zeros.
      */
     void apply(int set, int slot, boolean first, AggregationPacket packet, int elements) {
         int[] sums = values[set][slot];
@@ -28,19 +34,28 @@ final class Processor {
             for (int i = 0; i < elements; i++) {
                 sums[i] = packet.element(i);
             }
-            Arrays.fill(sums, elements, sums.length, 0);
+            filled[set][slot] = elements;
         } else {
+            int held = filled[set][slot];
+            if (elements > held) {
+                Arrays.fill(sums, held, elements, 0); // the earlier, shorter contributions were zeros there
+                filled[set][slot] = elements;
+            }
             for (int i = 0; i < elements; i++) {
                 sums[i] += packet.element(i);
             }
         }
     }
 
-    /** Writes the first {@code elements} sums of (set, slot) into the packet's payload. */
+    /** Writes the first {@code elements} sums of (set, slot) into the packet's payload (zeros beyond the round's). */
     void writeResult(int set, int slot, AggregationPacket packet, int elements) {
         int[] sums = values[set][slot];
-        for (int i = 0; i < elements; i++) {
+        int held = Math.min(elements, filled[set][slot]);
+        for (int i = 0; i < held; i++) {
             packet.element(i, sums[i]);
+        }
+        for (int i = held; i < elements; i++) {
+            packet.element(i, 0);
         }
     }
 }

@@ -53,6 +53,20 @@ class SwitchProgramShortPacketTest {
     }
 
     @Test
+    void aLongerContributionAfterAShorterOneAddsToZerosNotToAnEarlierRound() {
+        JobSpec job = harness.install(TestJobs.job(1, 2, SIZE, 4, 1));
+        int[] full = TestPackets.filled(K, 9);
+        harness.contribute(job, 0, 3, 0, 0, 0, full);
+        harness.contribute(job, 1, 3, 0, 0, 0, full);
+        harness.contribute(job, 0, 3, 1, 0, 0, full);
+        harness.contribute(job, 1, 3, 1, 0, 0, full);
+        harness.sink.drain();
+        shortContribution(job, 0, 3, 0, 0, 1, 2);
+        shortContribution(job, 1, 3, 0, 0, 10, 20, 30);
+        assertThat(harness.sink.drain()).allSatisfy(s -> assertThat(s.elements()).containsExactly(11, 22, 30));
+    }
+
+    @Test
     void aRetransmittedShortPacketGetsTheStoredResultAtItsLength() {
         JobSpec job = harness.install(TestJobs.job(1, 2, SIZE, 4, 1));
         shortContribution(job, 0, 0, 0, 0, 1, 2, 3, 4);

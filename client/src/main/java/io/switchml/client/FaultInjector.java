@@ -28,8 +28,9 @@ import java.util.random.RandomGenerator;
  * <p>Buffers: a dropped datagram is released here; a duplicate is a retained duplicate (shared
  * content, own indices), so each copy is released once by whoever consumes it (the socket for a
  * write, the lane's {@code SimpleChannelInboundHandler} for a read). An outgoing datagram that is
- * held back or duplicated is first copied, since the lane resends and rewrites its own buffers. A delayed datagram is owned by
- * this handler until it is passed on; those still held when the channel closes are released then.
+ * held back or duplicated is first copied, since the lane resends and rewrites its own buffers.
+ * A delayed datagram is owned by this handler until it is passed on; those still held when the
+ * channel closes are released then.
  *
  * <p>Decisions come from the injector's own generator, seeded from (seed, rank, worker thread), and
  * draw nothing for a fault whose rate is 0. When all rates are 0 the handler is not installed.

@@ -25,8 +25,8 @@ final class FloatOperation extends Operation<FloatBuffer> {
     }
 
     @Override
-    void encode(int from, int to, int eMax, AggregationPacket packet, int k, PayloadCodec codec) {
-        codec.quantize(in, inBase + from, inBase + to, BlockQuantizer.scale(eMax, workers), packet, k);
+    void encode(int from, int to, int eMax, AggregationPacket packet, PayloadCodec codec) {
+        codec.quantize(in, inBase + from, inBase + to, BlockQuantizer.scale(eMax, workers), packet, to - from);
     }
 
     @Override

@@ -24,8 +24,8 @@ final class IntOperation extends Operation<IntBuffer> {
     }
 
     @Override
-    void encode(int from, int to, int eMax, AggregationPacket packet, int k, PayloadCodec codec) {
-        codec.encode(in, inBase + from, inBase + to, packet, k);
+    void encode(int from, int to, int eMax, AggregationPacket packet, PayloadCodec codec) {
+        codec.encode(in, inBase + from, inBase + to, packet, to - from);
     }
 
     @Override

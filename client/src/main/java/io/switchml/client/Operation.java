@@ -54,8 +54,8 @@ abstract class Operation<B extends Buffer> {
     /** Largest magnitude bits of elements [from, to); only for quantized types. */
     abstract int maxMagnitudeBits(int from, int to);
 
-    /** Writes elements [from, to) into the packet's payload (zero-padded to k elements). */
-    abstract void encode(int from, int to, int eMax, AggregationPacket packet, int k, PayloadCodec codec);
+    /** Writes elements [from, to) into the packet's payload, which carries exactly those (a short packet when fewer than k). */
+    abstract void encode(int from, int to, int eMax, AggregationPacket packet, PayloadCodec codec);
 
     /** Writes the result for elements [from, to) into the output. */
     abstract void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,

@@ -283,7 +283,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
                 codec.zeroFill(tx, elements); // its value cannot be carried; everyone sends zeros
             } else {
-                op.encode(from, to, nextExponent[i], tx, elements, codec);
+                op.encode(from, to, nextExponent[i], tx, codec);
             }
         } else {
             elements = OperationDescriptor.ELEMENTS;

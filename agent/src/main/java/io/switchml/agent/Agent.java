@@ -1,6 +1,6 @@
 package io.switchml.agent;
 
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.switchml.agent;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 
 /**
  * One all-reduce the local process asks for, as the line {@code R ID OFFSET COUNT sum|mean f32|i32}:

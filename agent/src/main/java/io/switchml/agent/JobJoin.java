@@ -1,6 +1,6 @@
 package io.switchml.agent;
 
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.collectives.CollectiveConfig;

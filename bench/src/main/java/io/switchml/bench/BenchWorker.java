@@ -1,7 +1,7 @@
 package io.switchml.bench;
 
-import io.switchml.client.AllReduce;
-import io.switchml.client.ReduceOp;
+import io.switchml.api.AllReduce;
+import io.switchml.api.ReduceOp;
 import io.switchml.protocol.DataType;
 
 import java.util.function.BooleanSupplier;

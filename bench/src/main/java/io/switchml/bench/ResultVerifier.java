@@ -1,7 +1,7 @@
 package io.switchml.bench;
 
-import io.switchml.client.ReduceOp;
-import io.switchml.client.ReferenceAllReduce;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.ReferenceAllReduce;
 import io.switchml.collectives.Compression;
 import io.switchml.collectives.ParameterServerReference;
 import io.switchml.collectives.QsgdReference;

@@ -1,13 +1,13 @@
 package io.switchml.bench;
 
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.client.WorkerStatistics;
 import io.switchml.collectives.BytesSent;
 import io.switchml.collectives.CollectiveConfig;
-import io.switchml.collectives.Compression;
 import io.switchml.collectives.Collectives;
+import io.switchml.collectives.Compression;
 import io.switchml.collectives.Listener;
 
 import java.io.BufferedReader;

@@ -1,6 +1,6 @@
 package io.switchml.bench;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 import io.switchml.collectives.Algorithm;
 import io.switchml.collectives.Compression;
 import io.switchml.collectives.QsgdReference;
@@ -175,7 +175,7 @@ class BenchFormatsTest {
         for (int r = 0; r < 3; r++) {
             generator.fill(r, inputs[r], 0, length);
         }
-        float[] result = io.switchml.client.ReferenceAllReduce.floats(inputs, 256, io.switchml.client.ReduceOp.SUM);
+        float[] result = io.switchml.api.ReferenceAllReduce.floats(inputs, 256, io.switchml.api.ReduceOp.SUM);
         ResultVerifier verifier = ResultVerifier.switchMl(generator, 3, 256);
         assertThat(verifier.firstMismatch(result, length)).isEqualTo(-1);
         result[2999] = Float.intBitsToFloat(Float.floatToRawIntBits(result[2999]) ^ 1);

@@ -1,9 +1,9 @@
 package io.switchml.bench;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchUnavailableException;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
-import io.switchml.client.SwitchUnavailableException;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.Test;
@@ -82,7 +82,7 @@ class ProcessFailureTest {
                             .isEqualTo(3);
                     String failed = w.awaitLine(l -> l.startsWith("FAILED "), 1_000);
                     assertThat(failed).as("worker %d's last word", rank)
-                            .startsWith("FAILED io.switchml.client.WorkerFailedException: job 'doomed' (job number " + number
+                            .startsWith("FAILED io.switchml.api.WorkerFailedException: job 'doomed' (job number " + number
                                     + ") was aborted because rank 1 died while this worker (rank " + rank + ")")
                             .contains(reason)
                             .contains("The switch freed the job's slots")

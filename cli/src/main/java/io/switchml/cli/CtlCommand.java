@@ -1,15 +1,16 @@
 package io.switchml.cli;
 
-import io.switchml.client.ControllerAddress;
-import io.switchml.client.ControllerCredentials;
 import io.switchml.client.SecretFiles;
+import io.switchml.control.ControlChannel;
+import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import io.switchml.protocol.ProtocolConstants;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,18 +63,23 @@ final class CtlCommand implements Runnable {
     }
 
     /** Opens a connection to the controller named by --controller. */
-    ControllerConnection connect() {
+    ControlChannel connect() {
         String token = tokenFile != null ? SecretFiles.read(tokenFile, "--token-file")
                 : System.getenv(TOKEN_VARIABLE) != null && !System.getenv(TOKEN_VARIABLE).isBlank()
                 ? System.getenv(TOKEN_VARIABLE).trim() : null;
-        return new ControllerConnection(ControllerAddress.parse(controller), timeout,
-                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null));
+        return ControlChannel.open(ControllerAddress.parse(controller),
+                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null), null, "");
+    }
+
+    /** The deadline of every call (--timeout). */
+    Duration timeout() {
+        return timeout;
     }
 
     /** The controller's status (jobs, forming jobs, counters), fetched to {@code purpose} (for the error message). */
     StatusResponse status(String purpose) {
-        try (ControllerConnection controller = connect()) {
-            return controller.call(purpose, stub -> stub.status(StatusRequest.getDefaultInstance()));
+        try (ControlChannel controller = connect()) {
+            return controller.call(purpose, timeout, stub -> stub.status(StatusRequest.getDefaultInstance()));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.DropProbabilities;
 import io.switchml.controller.proto.SetDropProbabilitiesRequest;
 import picocli.CommandLine.Command;
@@ -40,8 +41,8 @@ final class CtlDropCommand implements Callable<Integer> {
             request.setEgress(egress);
         }
         DropProbabilities now;
-        try (ControllerConnection controller = ctl.connect()) {
-            now = controller.call("set the drop simulator", stub -> stub.setDropProbabilities(request.build()));
+        try (ControlChannel controller = ctl.connect()) {
+            now = controller.call("set the drop simulator", ctl.timeout(), stub -> stub.setDropProbabilities(request.build()));
         }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("ingress", now.getIngress());

@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.JobDetailRequest;
 import io.switchml.controller.proto.JobDetailResponse;
 import io.switchml.controller.proto.SlotCopy;
@@ -49,8 +50,8 @@ final class CtlJobCommand implements Callable<Integer> {
             request.setJobName(job);
         }
         JobDetailResponse detail;
-        try (ControllerConnection controller = ctl.connect()) {
-            detail = controller.call("show job " + job, stub -> stub.jobDetail(request.build()));
+        try (ControlChannel controller = ctl.connect()) {
+            detail = controller.call("show job " + job, ctl.timeout(), stub -> stub.jobDetail(request.build()));
         }
         output.print(json(detail), out -> table(detail, out));
         return 0;

@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.IssueJobSecretRequest;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,8 +31,8 @@ final class CtlSecretCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         String secret;
-        try (ControllerConnection controller = ctl.connect()) {
-            secret = controller.call("issue a secret for job '" + job + "'",
+        try (ControlChannel controller = ctl.connect()) {
+            secret = controller.call("issue a secret for job '" + job + "'", ctl.timeout(),
                     stub -> stub.issueJobSecret(IssueJobSecretRequest.newBuilder().setJobName(job).build())).getSecret();
         }
         if (out != null) {

@@ -3,7 +3,7 @@ package io.switchml.cli;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.controller.AggregationService;

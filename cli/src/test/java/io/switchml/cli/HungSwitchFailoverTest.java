@@ -1,7 +1,7 @@
 package io.switchml.cli;
 
-import io.switchml.client.ReduceOp;
-import io.switchml.client.ReferenceAllReduce;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.ReferenceAllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.client.WorkerStatistics;

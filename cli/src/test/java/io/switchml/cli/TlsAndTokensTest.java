@@ -1,6 +1,6 @@
 package io.switchml.cli;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 import io.switchml.client.SecretFiles;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;

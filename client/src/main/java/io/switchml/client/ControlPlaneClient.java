@@ -1,11 +1,11 @@
 package io.switchml.client;
 
 import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.switchml.control.ControlChannel;
+import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * A worker's connection to the controller: join, barrier, broadcast, leave, each with a deadline;
@@ -32,12 +33,11 @@ final class ControlPlaneClient implements AutoCloseable {
     private static final long RPC_SLACK_MS = 5_000;
     /**
      * HTTP/2 keepalive: the connection is pinged this often while a call (the watch) is open, and
-     * closed when a ping is not answered in {@link #KEEPALIVE_TIMEOUT_SECONDS}, which ends the watch:
-     * a controller host that vanishes silently is noticed within about 15 s (10 s is gRPC's
-     * minimum; the controller permits it). A controller process that dies is seen at once.
+     * closed when a ping is not answered in half that, which ends the watch: a controller host that
+     * vanishes silently is noticed within about 15 s (10 s is gRPC's minimum; the controller permits
+     * it). A controller process that dies is seen at once.
      */
     static final int KEEPALIVE_TIME_SECONDS = 10;
-    static final int KEEPALIVE_TIMEOUT_SECONDS = 5;
 
     /** Where a watch's events go; called on a gRPC thread. */
     interface WatchListener {
@@ -47,21 +47,15 @@ final class ControlPlaneClient implements AutoCloseable {
         void ended(Throwable error);
     }
 
-    private final ControllerAddress address;
-    private final ManagedChannel channel;
-    private final ControllerGrpc.ControllerBlockingStub stub;
+    private final ControlChannel channel;
 
     ControlPlaneClient(ControllerAddress address, ControllerCredentials credentials) {
-        this.address = address;
-        this.channel = credentials.channelBuilder(address)
-                .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
-                .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                .build();
-        this.stub = ControllerGrpc.newBlockingStub(channel);
+        this.channel = ControlChannel.open(address, credentials, Duration.ofSeconds(KEEPALIVE_TIME_SECONDS),
+                "are all workers started?");
     }
 
     ControllerAddress address() {
-        return address;
+        return channel.address();
     }
 
     JoinResponse join(String job, int rank, JobParameters parameters, String localAddress, List<Integer> ports,
@@ -72,15 +66,14 @@ final class ControlPlaneClient implements AutoCloseable {
                 .setTimeoutMs((int) timeout.toMillis())
                 .setWatch(true)
                 .build();
-        return call("join job '" + job + "' as rank " + rank, timeout,
-                () -> withDeadline(timeout).join(request));
+        return call("join job '" + job + "' as rank " + rank, timeout, stub -> stub.join(request));
     }
 
     void barrier(int jobNumber, int rank, long sequence, Duration timeout) {
         BarrierRequest request = BarrierRequest.newBuilder()
                 .setJobNumber(jobNumber).setRank(rank).setSequence(sequence)
                 .setTimeoutMs((int) timeout.toMillis()).build();
-        call("barrier " + sequence + " of job " + jobNumber, timeout, () -> withDeadline(timeout).barrier(request));
+        call("barrier " + sequence + " of job " + jobNumber, timeout, stub -> stub.barrier(request));
     }
 
     byte[] broadcast(int jobNumber, int rank, int root, long sequence, byte[] value, Duration timeout) {
@@ -88,7 +81,7 @@ final class ControlPlaneClient implements AutoCloseable {
                 .setJobNumber(jobNumber).setRank(rank).setRoot(root).setSequence(sequence)
                 .setValue(ByteString.copyFrom(value)).setTimeoutMs((int) timeout.toMillis()).build();
         return call("broadcast " + sequence + " from root " + root + " in job " + jobNumber, timeout,
-                () -> withDeadline(timeout).broadcast(request)).getValue().toByteArray();
+                stub -> stub.broadcast(request)).getValue().toByteArray();
     }
 
     /** @param operations the all-reduces this rank finished in order (see {@code LeaveRequest.operations}) */
@@ -96,14 +89,14 @@ final class ControlPlaneClient implements AutoCloseable {
         LeaveRequest request = LeaveRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank)
                 .setOperations(operations).build();
         Duration timeout = Duration.ofSeconds(5);
-        call("leave job " + jobNumber, timeout, () -> withDeadline(timeout).leave(request));
+        call("leave job " + jobNumber, timeout, stub -> stub.leave(request));
     }
 
     /** Opens the rank's watch; returns what cancels it. */
     Runnable watch(int jobNumber, long jobId, int rank, WatchListener listener) {
         WatchRequest request = WatchRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank).build();
         CompletableFuture<ClientCallStreamObserver<WatchRequest>> call = new CompletableFuture<>();
-        ControllerGrpc.newStub(channel).watch(request, new ClientResponseObserver<WatchRequest, JobEvent>() {
+        ControllerGrpc.newStub(channel.channel()).watch(request, new ClientResponseObserver<WatchRequest, JobEvent>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
                 call.complete(requestStream);
@@ -130,7 +123,7 @@ final class ControlPlaneClient implements AutoCloseable {
     /** Asks what the controller and the switch know about a stalled job; fails after {@code deadline}. */
     CompletableFuture<DiagnoseResponse> diagnose(int jobNumber, long jobId, Duration deadline) {
         CompletableFuture<DiagnoseResponse> answer = new CompletableFuture<>();
-        ControllerGrpc.newStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+        ControllerGrpc.newStub(channel.channel()).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
                 .diagnose(DiagnoseRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).build(),
                         new io.grpc.stub.StreamObserver<>() {
                             @Override
@@ -153,43 +146,16 @@ final class ControlPlaneClient implements AutoCloseable {
 
     /** A gRPC failure in words: its status code and description. */
     static String describe(Throwable error) {
-        Status status = Status.fromThrowable(error);
-        return status.getCode() + (status.getDescription() != null ? ": " + status.getDescription() : "");
+        return ControlChannel.describe(error);
     }
 
-    private ControllerGrpc.ControllerBlockingStub withDeadline(Duration wait) {
-        return stub.withDeadlineAfter(wait.toMillis() + RPC_SLACK_MS, TimeUnit.MILLISECONDS);
-    }
-
-    private <T> T call(String what, Duration timeout, java.util.function.Supplier<T> rpc) {
-        try {
-            return rpc.get();
-        } catch (StatusRuntimeException e) {
-            Status status = e.getStatus();
-            String detail = status.getDescription() != null ? status.getDescription() : status.getCode().toString();
-            switch (status.getCode()) {
-                case UNAVAILABLE:
-                    throw new ControlPlaneException("cannot " + what + ": the controller at " + address
-                            + " is unreachable (" + detail + "); is `switchml switch` running there?", e);
-                case DEADLINE_EXCEEDED:
-                    if (status.getDescription() != null && !status.getDescription().startsWith("deadline exceeded")) {
-                        throw new ControlPlaneException("cannot " + what + ": " + detail, e); // the controller's own reason
-                    }
-                    throw new ControlPlaneException("cannot " + what + ": no answer from the controller at " + address
-                            + " within " + timeout.toMillis() + " ms (are all workers started?)", e);
-                default:
-                    throw new ControlPlaneException("cannot " + what + ": " + detail, e);
-            }
-        }
+    /** A call of the worker's: the controller's own wait plus slack, so the controller's answer comes first. */
+    private <T> T call(String what, Duration wait, Function<ControllerGrpc.ControllerBlockingStub, T> rpc) {
+        return channel.call(what, wait.plusMillis(RPC_SLACK_MS), rpc);
     }
 
     @Override
     public void close() {
-        channel.shutdownNow();
-        try {
-            channel.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        channel.close();
     }
 }

@@ -1,5 +1,13 @@
 package io.switchml.client;
 
+import io.switchml.api.AllReduce;
+import io.switchml.api.ControlPlaneException;
+import io.switchml.api.FallbackProvider;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchMLException;
+import io.switchml.api.SwitchUnavailableException;
+import io.switchml.api.UnrepresentableValueException;
+import io.switchml.control.ControllerAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.api.ReduceOp;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
 import io.switchml.protocol.PayloadCodec;

@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import io.switchml.api.ReduceOp;
+import io.switchml.api.UnrepresentableValueException;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.PayloadCodec;
 

@@ -1,5 +1,8 @@
 package io.switchml.client;
 
+import io.switchml.api.AllReduce;
+import io.switchml.api.ReduceOp;
+
 import java.nio.Buffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;

@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import io.switchml.api.SwitchMLException;
+
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import io.switchml.api.SwitchMLException;
+
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.Inet4Address;

@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.api.AllReduceTimeoutException;
 import io.switchml.controller.proto.DiagnoseResponse;
 
 import java.time.Duration;

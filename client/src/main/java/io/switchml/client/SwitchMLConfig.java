@@ -1,5 +1,8 @@
 package io.switchml.client;
 
+import io.switchml.api.SwitchUnavailableException;
+import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 
@@ -165,6 +168,16 @@ public final class SwitchMLConfig {
 
     public Duration failoverDetection() {
         return Duration.ofMillis(longValue(Key.FAILOVER_DETECTION_MS));
+    }
+
+    /** The worker's credentials for its controller: TLS and the job secret from this configuration. */
+    public ControllerCredentials credentials() {
+        return new ControllerCredentials(pathOrNull(tlsCa()), pathOrNull(tlsCert()), pathOrNull(tlsKey()), null,
+                jobSecret().isEmpty() ? null : jobSecret());
+    }
+
+    private static Path pathOrNull(String setting) {
+        return setting.isEmpty() ? null : Path.of(setting);
     }
 
     /** What to do when no switch is left: {@code ring} or {@code none}. */

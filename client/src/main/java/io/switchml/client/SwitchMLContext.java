@@ -1,5 +1,12 @@
 package io.switchml.client;
 
+import io.switchml.api.AllReduce;
+import io.switchml.api.FallbackProvider;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchMLException;
+import io.switchml.api.SwitchUnavailableException;
+import io.switchml.api.Tensors;
+
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.charset.StandardCharsets;
@@ -106,7 +113,9 @@ public final class SwitchMLContext implements AllReduce {
 
     /** Binds this worker's fallback endpoint and learns everybody's, through the controller. */
     private void prepareFallback(SwitchSession first) {
-        FallbackProvider.Endpoint endpoint = FallbackProvider.named(config.fallback()).bind(config, first.localAddress());
+        FallbackProvider.Endpoint endpoint = FallbackProvider.named(config.fallback()).bind(
+                new FallbackProvider.Job(config.rank(), config.workers(), config.joinTimeout(), config.operationTimeout()),
+                first.localAddress());
         synchronized (this) {
             fallback = endpoint;
         }

@@ -7,6 +7,16 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.switchml.api.AllReduce;
+import io.switchml.api.ControlPlaneException;
+import io.switchml.api.RankLeftException;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchMLException;
+import io.switchml.api.SwitchUnavailableException;
+import io.switchml.api.Tensors;
+import io.switchml.api.WorkerFailedException;
+import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
@@ -132,7 +142,7 @@ final class SwitchSession implements AllReduce {
                               SwitchLossListener lossListener) {
         InetAddress controllerIp = Routes.resolveIpv4(controllerAddress.host());
         InetAddress localIp = Routes.localAddress(config, controllerIp);
-        ControlPlaneClient control = new ControlPlaneClient(controllerAddress, ControllerCredentials.of(config));
+        ControlPlaneClient control = new ControlPlaneClient(controllerAddress, config.credentials());
         EventLoopGroup loops = NettyTransport.eventLoops(config.threads(), "switchml-worker-rank" + config.rank());
         List<Channel> channels = new ArrayList<>();
         try {

@@ -1,7 +1,11 @@
 package io.switchml.client;
 
-import java.util.concurrent.CompletableFuture;
+import io.switchml.api.AllReduce;
+import io.switchml.api.Futures;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.StepCountMismatchException;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
 
 /**

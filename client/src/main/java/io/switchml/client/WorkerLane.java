@@ -6,6 +6,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
+import io.switchml.api.AllReduceTimeoutException;
+import io.switchml.api.MismatchedOperationException;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
 import io.switchml.protocol.PayloadCodec;

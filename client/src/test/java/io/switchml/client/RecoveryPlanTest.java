@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.api.SwitchMLException;
 import org.junit.jupiter.api.Test;
 
 import java.util.BitSet;

@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,7 +100,7 @@ class SwitchMLConfigTest {
         SwitchMLConfig inline = SwitchMLConfig.builder().rank(0).workers(1).jobSecret("inline-secret-0123456789").build();
         assertThat(inline.jobSecret()).isEqualTo("inline-secret-0123456789");
         assertThat(inline.toString()).doesNotContain("inline-secret").contains("jobSecret=(set)");
-        assertThat(ControllerCredentials.of(inline).toString()).doesNotContain("inline-secret");
+        assertThat(inline.credentials().toString()).doesNotContain("inline-secret");
         assertThat(SwitchMLConfig.builder().rank(0).workers(1).build().jobSecret()).isEmpty();
 
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)

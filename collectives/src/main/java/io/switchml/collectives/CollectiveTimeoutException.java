@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduceTimeoutException;
+import io.switchml.api.AllReduceTimeoutException;
 
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 
 /**
  * Opens a baseline all-reduce by name, so benchmarks and training code can switch algorithm by

@@ -1,13 +1,13 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Gradient compression baselines behind the same {@link io.switchml.client.AllReduce} interface, on
+ * Gradient compression baselines behind the same {@link io.switchml.api.AllReduce} interface, on
  * the ring's transport: {@code topk} (top-k sparsification with error feedback, {@link TopKCodec}) and
  * {@code qsgd} (stochastic quantization, {@link QsgdCodec}). A compressed tensor cannot be summed on
  * the way, so each worker encodes its float32 tensor into one message, the messages are exchanged by

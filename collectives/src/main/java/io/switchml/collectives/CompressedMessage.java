@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.MismatchedOperationException;
+import io.switchml.api.MismatchedOperationException;
 
 import java.nio.ByteBuffer;
 

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * The settings of the gradient compression baselines ({@code topk}, {@code qsgd}); every worker of a job
  * must use the same ones (each message carries them, and a worker that receives different ones fails with
- * a {@link io.switchml.client.MismatchedOperationException}). Checked when built.
+ * a {@link io.switchml.api.MismatchedOperationException}). Checked when built.
  *
  * @param ratio  {@code topk}: the share of elements each worker sends, k = max(1, round(ratio x length)), in (0, 1]
  * @param levels {@code qsgd}: s, the quantization levels per sign (QSGD's s), 1..32767; each element is sent

@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 
 import java.nio.ByteBuffer;
 

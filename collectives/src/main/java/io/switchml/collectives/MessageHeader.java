@@ -1,7 +1,7 @@
 package io.switchml.collectives;
 
-import io.switchml.client.MismatchedOperationException;
-import io.switchml.client.ReduceOp;
+import io.switchml.api.MismatchedOperationException;
+import io.switchml.api.ReduceOp;
 
 import java.nio.ByteBuffer;
 

@@ -1,7 +1,7 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
-import io.switchml.client.SwitchMLException;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchMLException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.SwitchMLException;
+import io.switchml.api.SwitchMLException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 
 /**
  * The exact result of {@code qsgd} ({@link CompressedAllReduce} with {@link QsgdCodec}), computed locally:

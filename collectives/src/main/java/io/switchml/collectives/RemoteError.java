@@ -1,7 +1,7 @@
 package io.switchml.collectives;
 
-import io.switchml.client.MismatchedOperationException;
-import io.switchml.client.SwitchMLException;
+import io.switchml.api.MismatchedOperationException;
+import io.switchml.api.SwitchMLException;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -174,7 +174,7 @@ final class RingAllGather implements Exchange {
                 MessageHeader theirs = MessageHeader.readFrom(receiveHeader);
                 MessageHeader.expectSame(header(origin, 0), theirs, false, self, prev.peer());
                 if (theirs.length() < 0 || theirs.length() > CompressedMessage.MAX_BYTES) {
-                    throw new io.switchml.client.SwitchMLException(self + ": " + prev.peer() + " announced a block of "
+                    throw new io.switchml.api.SwitchMLException(self + ": " + prev.peer() + " announced a block of "
                             + theirs.length() + " bytes in " + theirs.describe());
                 }
                 blocks[origin] = room(origin, theirs.length());

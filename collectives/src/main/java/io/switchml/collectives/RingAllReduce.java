@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
+import io.switchml.api.ReduceOp;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,7 +23,7 @@ import java.util.List;
  * computes locally.
  *
  * <p>Each all-reduce starts with a header to the next rank, so ranks that submit different
- * operations fail with a {@link io.switchml.client.MismatchedOperationException} instead of mixing
+ * operations fail with a {@link io.switchml.api.MismatchedOperationException} instead of mixing
  * tensors.
  */
 public sealed class RingAllReduce extends TcpCollective permits CompressedAllReduce {

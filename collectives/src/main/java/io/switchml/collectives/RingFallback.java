@@ -1,8 +1,7 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduce;
-import io.switchml.client.FallbackProvider;
-import io.switchml.client.SwitchMLConfig;
+import io.switchml.api.AllReduce;
+import io.switchml.api.FallbackProvider;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -21,7 +20,7 @@ public final class RingFallback implements FallbackProvider {
     }
 
     @Override
-    public Endpoint bind(SwitchMLConfig config, InetAddress localAddress) {
+    public Endpoint bind(Job job, InetAddress localAddress) {
         Listener listener = Listener.bind(new InetSocketAddress(localAddress, 0));
         return new Endpoint() {
             @Override
@@ -35,9 +34,9 @@ public final class RingFallback implements FallbackProvider {
                 for (String e : endpoints) {
                     addresses.add(Endpoints.parseOne(e));
                 }
-                CollectiveConfig ring = CollectiveConfig.builder().algorithm("ring").rank(config.rank())
-                        .workers(config.workers()).endpoints(addresses).connectTimeout(config.joinTimeout())
-                        .operationTimeout(config.operationTimeout()).build();
+                CollectiveConfig ring = CollectiveConfig.builder().algorithm("ring").rank(job.rank())
+                        .workers(job.workers()).endpoints(addresses).connectTimeout(job.connectTimeout())
+                        .operationTimeout(job.operationTimeout()).build();
                 return RingAllReduce.open(ring, listener);
             }
 

@@ -1,7 +1,7 @@
 package io.switchml.collectives;
 
-import io.switchml.client.ReduceOp;
-import io.switchml.client.ReferenceAllReduce;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.ReferenceAllReduce;
 
 /**
  * The exact result {@link RingAllReduce} produces, computed locally: the same chunks, the same order

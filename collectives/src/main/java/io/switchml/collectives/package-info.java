@@ -1,5 +1,5 @@
 /**
- * Baselines behind the worker library's {@link io.switchml.client.AllReduce} interface, so that
+ * Baselines behind the worker library's {@link io.switchml.api.AllReduce} interface, so that
  * benchmarks and training code compare in-network aggregation with the usual algorithms in one run
  * and switch between them by name ({@link io.switchml.collectives.Collectives#open}):
  * <ul>
@@ -32,6 +32,6 @@
  * servers); between two workers the higher rank dials. Then 20-byte {@code MessageHeader}s (kind,
  * detail, operation sequence, length) precede every all-reduce stream, push, result frame, barrier,
  * broadcast and error report, so workers that run different operations fail with a
- * {@link io.switchml.client.MismatchedOperationException} instead of mixing data.
+ * {@link io.switchml.api.MismatchedOperationException} instead of mixing data.
  */
 package io.switchml.collectives;

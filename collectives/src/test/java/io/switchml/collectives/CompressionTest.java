@@ -1,8 +1,8 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduce;
-import io.switchml.client.MismatchedOperationException;
-import io.switchml.client.ReduceOp;
+import io.switchml.api.AllReduce;
+import io.switchml.api.MismatchedOperationException;
+import io.switchml.api.ReduceOp;
 import io.switchml.collectives.LocalJob.Layout;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

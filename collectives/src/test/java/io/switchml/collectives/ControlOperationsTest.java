@@ -1,8 +1,8 @@
 package io.switchml.collectives;
 
-import io.switchml.client.MismatchedOperationException;
-import io.switchml.client.ReduceOp;
-import io.switchml.client.SwitchMLException;
+import io.switchml.api.MismatchedOperationException;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchMLException;
 import io.switchml.collectives.LocalJob.Layout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

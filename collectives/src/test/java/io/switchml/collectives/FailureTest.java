@@ -1,10 +1,10 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduce;
-import io.switchml.client.AllReduceTimeoutException;
-import io.switchml.client.MismatchedOperationException;
-import io.switchml.client.ReduceOp;
-import io.switchml.client.SwitchMLException;
+import io.switchml.api.AllReduce;
+import io.switchml.api.AllReduceTimeoutException;
+import io.switchml.api.MismatchedOperationException;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchMLException;
 import io.switchml.collectives.LocalJob.Layout;
 import org.junit.jupiter.api.Test;
 

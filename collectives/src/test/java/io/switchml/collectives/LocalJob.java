@@ -1,6 +1,6 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.switchml.collectives;
 
-import io.switchml.client.AllReduce;
-import io.switchml.client.ReduceOp;
+import io.switchml.api.AllReduce;
+import io.switchml.api.ReduceOp;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

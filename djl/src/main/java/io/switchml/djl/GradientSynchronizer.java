@@ -5,10 +5,10 @@ import ai.djl.nn.Block;
 import ai.djl.training.Trainer;
 import ai.djl.training.listener.TrainingListener;
 import ai.djl.training.listener.TrainingListenerAdapter;
-import io.switchml.client.AllReduce;
-import io.switchml.client.Futures;
-import io.switchml.client.ReduceOp;
-import io.switchml.client.StepCountMismatchException;
+import io.switchml.api.AllReduce;
+import io.switchml.api.Futures;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.StepCountMismatchException;
 import io.switchml.client.UnevenInputs;
 
 import java.nio.ByteBuffer;

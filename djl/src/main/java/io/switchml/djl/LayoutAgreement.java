@@ -1,6 +1,6 @@
 package io.switchml.djl;
 
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package io.switchml.djl;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.nn.Block;
-import io.switchml.client.AllReduce;
-import io.switchml.client.ReduceOp;
+import io.switchml.api.AllReduce;
+import io.switchml.api.ReduceOp;
 
 import java.nio.ByteBuffer;
 

@@ -2,7 +2,7 @@ package io.switchml.djl;
 
 import ai.djl.Model;
 import ai.djl.training.Trainer;
-import io.switchml.client.RankLeftException;
+import io.switchml.api.RankLeftException;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -3,7 +3,7 @@ package io.switchml.djl;
 import ai.djl.Model;
 import ai.djl.ndarray.NDList;
 import ai.djl.training.Trainer;
-import io.switchml.client.StepCountMismatchException;
+import io.switchml.api.StepCountMismatchException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

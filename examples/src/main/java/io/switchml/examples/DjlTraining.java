@@ -13,7 +13,7 @@ import ai.djl.training.Trainer;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
-import io.switchml.client.AllReduce;
+import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.djl.GradientSynchronizer;

@@ -29,7 +29,7 @@ class ReadmeSnippetsTest {
         String readme = Files.readString(README);
         String source = Files.readString(SOURCES.resolve("PlainAllReduce.java"));
         assertThat(readme).contains(region(source, "plain"));
-        assertThat(readme).contains("import io.switchml.client.SwitchMLContext;", "import io.switchml.client.ReduceOp;");
+        assertThat(readme).contains("import io.switchml.client.SwitchMLContext;", "import io.switchml.api.ReduceOp;");
     }
 
     /** The lines between {@code // README:name:begin} and {@code :end}, without their common indentation. */

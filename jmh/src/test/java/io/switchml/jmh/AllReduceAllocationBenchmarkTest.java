@@ -1,11 +1,12 @@
 package io.switchml.jmh;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.switchml.client.ReduceOp;
-import io.switchml.client.ReferenceAllReduce;
-import java.nio.FloatBuffer;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.ReferenceAllReduce;
 import org.junit.jupiter.api.Test;
+
+import java.nio.FloatBuffer;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The allocation benchmark's all-reduce really runs through the switch and gets the exact result. */
 class AllReduceAllocationBenchmarkTest {

@@ -1,0 +1,81 @@
+package io.switchml.api;
+
+import io.switchml.protocol.BlockQuantizer;
+
+import java.nio.FloatBuffer;
+import java.util.Arrays;
+
+/**
+ * The exact result the switch path produces for one block, computed locally from every worker's
+ * block: the same block floating-point scaling, the same integer sum, the same division. Tests and
+ * {@code switchml bench --verify} compare results against it bit for bit.
+ *
+ * <p>Blocks are the {@code elementsPerPacket}-element runs starting at multiples of
+ * {@code elementsPerPacket} from the start of the tensor (every worker thread's share starts at
+ * such a multiple).
+ */
+public final class ReferenceAllReduce {
+    private ReferenceAllReduce() {
+    }
+
+    /** Writes the float32 result of one block, given each rank's values of that block. */
+    public static void floatBlock(float[][] blockByRank, int length, ReduceOp op, float[] out) {
+        int n = blockByRank.length;
+        int maxBits = 0;
+        for (float[] block : blockByRank) {
+            maxBits = Math.max(maxBits, BlockQuantizer.maxMagnitudeBits(FloatBuffer.wrap(block), 0, length));
+        }
+        if (!BlockQuantizer.representable(maxBits)) {
+            Arrays.fill(out, 0, length, Float.NaN);
+            return;
+        }
+        int eMax = BlockQuantizer.exponent(maxBits);
+        double scale = BlockQuantizer.scale(eMax, n);
+        double divisor = scale * (op == ReduceOp.MEAN ? n : 1);
+        for (int i = 0; i < length; i++) {
+            int sum = 0;
+            for (float[] block : blockByRank) {
+                sum += BlockQuantizer.quantize(block[i], scale);
+            }
+            out[i] = BlockQuantizer.dequantize(sum, divisor);
+        }
+    }
+
+    /** Writes the int32 result of one block: wrapping sum, or sum / n for MEAN. */
+    public static void intBlock(int[][] blockByRank, int length, ReduceOp op, int[] out) {
+        int n = blockByRank.length;
+        for (int i = 0; i < length; i++) {
+            int sum = 0;
+            for (int[] block : blockByRank) {
+                sum += block[i];
+            }
+            out[i] = op == ReduceOp.MEAN ? sum / n : sum;
+        }
+    }
+
+    /** The whole float32 result for tensors held in memory, one per rank. */
+    public static float[] floats(float[][] tensorByRank, int elementsPerPacket, ReduceOp op) {
+        int n = tensorByRank.length;
+        int length = tensorByRank[0].length;
+        float[] result = new float[length];
+        float[][] blocks = new float[n][elementsPerPacket];
+        float[] out = new float[elementsPerPacket];
+        for (int from = 0; from < length; from += elementsPerPacket) {
+            int len = Math.min(elementsPerPacket, length - from);
+            for (int r = 0; r < n; r++) {
+                System.arraycopy(tensorByRank[r], from, blocks[r], 0, len);
+            }
+            floatBlock(blocks, len, op, out);
+            System.arraycopy(out, 0, result, from, len);
+        }
+        return result;
+    }
+
+    /** The whole int32 result for tensors held in memory, one per rank. */
+    public static int[] ints(int[][] tensorByRank, ReduceOp op) {
+        int length = tensorByRank[0].length;
+        int[] result = new int[length];
+        intBlock(tensorByRank, length, op, result);
+        return result;
+    }
+}

@@ -125,7 +125,7 @@ final class Failover {
         }
         FallbackProvider.Endpoint fallback = context.fallback();
         if (fallback != null) {
-            LOG.info("rank {}: no switch left for job '{}'; falling back to {}", config.rank(), config.job(), config.fallback());
+            LOG.info("rank {}: no switch left for job '{}'; falling back to {}", config.rank(), config.job(), config.fallback().settingName());
             return fallback.open(context.fallbackEndpoints());
         }
         throw new SwitchUnavailableException("job '" + config.job() + "', rank " + config.rank() + ": the switch was lost"

@@ -107,40 +107,95 @@ public final class SwitchMLConfig {
      */
     public static final int AUTO = 0;
 
+    /** What a job does when no switch is left ({@code switchml.fallback}). */
+    public enum Fallback {
+        /** Fail with {@link SwitchUnavailableException}. */
+        NONE,
+        /** Finish with ring all-reduce between the workers (switchml-collectives on the class path). */
+        RING;
+
+        /** The setting's value, also the name of the {@link io.switchml.api.FallbackProvider} that implements it. */
+        public String settingName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static Fallback parse(String value) {
+            for (Fallback f : values()) {
+                if (f.settingName().equals(value)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException(Key.FALLBACK.property() + " must be ring or none, not '" + value + "'");
+        }
+    }
+
+    /** The settings as given (strings), for {@link #toMap()} and {@link #toBuilder()}. */
     private final Properties values;
+
+    // Parsed and validated once, in the constructor: a bad value fails when the configuration is built, with its name.
+    private final String controller;
+    private final List<ControllerAddress> controllers;
+    private final Duration failoverDetection;
+    private final Fallback fallback;
+    private final String job;
+    private final String jobSecret;
+    private final String tlsCa;
+    private final String tlsCert;
+    private final String tlsKey;
+    private final int rank;
+    private final int workers;
+    private final int elementsPerPacket;
+    private final int slotsPerThread;
+    private final int threads;
+    private final String localAddress;
+    private final Duration retransmitMin;
+    private final Duration retransmitInitial;
+    private final Duration retransmitMax;
+    private final Duration operationTimeout;
+    private final Duration joinTimeout;
+    private final int socketBufferBytes;
+    private final FaultInjection faultInjection;
 
     private SwitchMLConfig(Properties values) {
         this.values = values;
-        // Parse everything once so that a bad value fails here, with its name, not mid-job.
-        if (elementsPerPacket() != AUTO) {
-            PayloadSize.ofElements(elementsPerPacket());
-        }
-        requireRange(Key.WORKERS, workers(), 1, ProtocolConstants.MAX_WORKERS);
-        requireRange(Key.RANK, rank(), 0, workers() - 1);
-        if (slotsPerThread() != AUTO) {
-            requireRange(Key.SLOTS_PER_THREAD, slotsPerThread(), 1, ProtocolConstants.MAX_SLOTS);
-        }
-        requireRange(Key.THREADS, threads(), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
-        if ((long) slotsPerThread() * threads() > ProtocolConstants.MAX_SLOTS) {
-            throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
-                    + " = " + (long) slotsPerThread() * threads() + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
-        }
-        requireRange(Key.RETRANSMIT_MIN_MS, retransmitMin().toMillis(), 1, Integer.MAX_VALUE);
-        requireRange(Key.RETRANSMIT_MAX_MS, retransmitMax().toMillis(), retransmitMin().toMillis(), Integer.MAX_VALUE);
-        requireRange(Key.RETRANSMIT_INITIAL_MS, retransmitInitial().toMillis(), retransmitMin().toMillis(), retransmitMax().toMillis());
-        requireRange(Key.OPERATION_TIMEOUT_MS, operationTimeout().toMillis(), 1, Long.MAX_VALUE);
-        requireRange(Key.JOIN_TIMEOUT_MS, joinTimeout().toMillis(), 1, Integer.MAX_VALUE);
-        requireRange(Key.SOCKET_BUFFER_BYTES, socketBufferBytes(), 1024, Integer.MAX_VALUE);
-        requireRange(Key.FAULT_MAX_DELAY_MICROS, longValue(Key.FAULT_MAX_DELAY_MICROS), 0, 60_000_000);
-        faultInjection();
-        controllers();
-        requireRange(Key.FAILOVER_DETECTION_MS, failoverDetection().toMillis(), 1, Integer.MAX_VALUE);
-        fallback();
-        jobSecret();
-        if (tlsCert().isEmpty() != tlsKey().isEmpty()) {
+        controller = string(Key.CONTROLLER);
+        controllers = parseControllers(string(Key.CONTROLLERS), controller);
+        failoverDetection = millis(Key.FAILOVER_DETECTION_MS, 1, Integer.MAX_VALUE);
+        fallback = Fallback.parse(string(Key.FALLBACK));
+        job = string(Key.JOB);
+        jobSecret = readJobSecret();
+        tlsCa = string(Key.TLS_CA);
+        tlsCert = string(Key.TLS_CERT);
+        tlsKey = string(Key.TLS_KEY);
+        if (tlsCert.isEmpty() != tlsKey.isEmpty()) {
             throw new IllegalArgumentException(Key.TLS_CERT.property() + " and " + Key.TLS_KEY.property()
                     + " go together: set both for mutual TLS, or neither");
         }
+        workers = (int) inRange(Key.WORKERS, integer(Key.WORKERS), 1, ProtocolConstants.MAX_WORKERS);
+        rank = (int) inRange(Key.RANK, integer(Key.RANK), 0, workers - 1);
+        elementsPerPacket = autoOrInteger(Key.ELEMENTS_PER_PACKET);
+        if (elementsPerPacket != AUTO) {
+            PayloadSize.ofElements(elementsPerPacket);
+        }
+        slotsPerThread = autoOrInteger(Key.SLOTS_PER_THREAD);
+        if (slotsPerThread != AUTO) {
+            inRange(Key.SLOTS_PER_THREAD, slotsPerThread, 1, ProtocolConstants.MAX_SLOTS);
+        }
+        threads = (int) inRange(Key.THREADS, integer(Key.THREADS), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
+        if ((long) slotsPerThread * threads > ProtocolConstants.MAX_SLOTS) {
+            throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
+                    + " = " + (long) slotsPerThread * threads + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
+        }
+        localAddress = string(Key.LOCAL_ADDRESS);
+        retransmitMin = millis(Key.RETRANSMIT_MIN_MS, 1, Integer.MAX_VALUE);
+        retransmitMax = millis(Key.RETRANSMIT_MAX_MS, retransmitMin.toMillis(), Integer.MAX_VALUE);
+        retransmitInitial = millis(Key.RETRANSMIT_INITIAL_MS, retransmitMin.toMillis(), retransmitMax.toMillis());
+        operationTimeout = millis(Key.OPERATION_TIMEOUT_MS, 1, Long.MAX_VALUE);
+        joinTimeout = millis(Key.JOIN_TIMEOUT_MS, 1, Integer.MAX_VALUE);
+        socketBufferBytes = (int) inRange(Key.SOCKET_BUFFER_BYTES, integer(Key.SOCKET_BUFFER_BYTES), 1024, Integer.MAX_VALUE);
+        faultInjection = new FaultInjection(probability(Key.FAULT_DROP_RATE), probability(Key.FAULT_DUPLICATE_RATE),
+                probability(Key.FAULT_DELAY_RATE), inRange(Key.FAULT_MAX_DELAY_MICROS, longValue(Key.FAULT_MAX_DELAY_MICROS), 0, 60_000_000),
+                longValue(Key.FAULT_SEED));
     }
 
     public static Builder builder() {
@@ -148,14 +203,17 @@ public final class SwitchMLConfig {
     }
 
     public String controller() {
-        return string(Key.CONTROLLER);
+        return controller;
     }
 
     /** The switches' controllers in failover order: {@code controllers}, or else the single {@code controller}. */
     public List<ControllerAddress> controllers() {
-        String list = string(Key.CONTROLLERS);
+        return controllers;
+    }
+
+    private static List<ControllerAddress> parseControllers(String list, String controller) {
         List<ControllerAddress> addresses = new ArrayList<>();
-        for (String item : (list.isEmpty() ? controller() : list).split(",")) {
+        for (String item : (list.isEmpty() ? controller : list).split(",")) {
             if (!item.isBlank()) {
                 addresses.add(ControllerAddress.parse(item.trim()));
             }
@@ -167,39 +225,39 @@ public final class SwitchMLConfig {
     }
 
     public Duration failoverDetection() {
-        return Duration.ofMillis(longValue(Key.FAILOVER_DETECTION_MS));
+        return failoverDetection;
     }
 
     /** The worker's credentials for its controller: TLS and the job secret from this configuration. */
     public ControllerCredentials credentials() {
-        return new ControllerCredentials(pathOrNull(tlsCa()), pathOrNull(tlsCert()), pathOrNull(tlsKey()), null,
-                jobSecret().isEmpty() ? null : jobSecret());
+        return new ControllerCredentials(pathOrNull(tlsCa), pathOrNull(tlsCert), pathOrNull(tlsKey), null,
+                jobSecret.isEmpty() ? null : jobSecret);
     }
 
     private static Path pathOrNull(String setting) {
         return setting.isEmpty() ? null : Path.of(setting);
     }
 
-    /** What to do when no switch is left: {@code ring} or {@code none}. */
-    public String fallback() {
-        String v = string(Key.FALLBACK);
-        if (!v.equals("ring") && !v.equals("none")) {
-            throw new IllegalArgumentException(Key.FALLBACK.property() + " must be ring or none, not '" + v + "'");
-        }
-        return v;
+    /** What to do when no switch is left. */
+    public Fallback fallback() {
+        return fallback;
     }
 
     /** Whether a lost switch can be replaced: a standby controller is listed, or a fallback is configured. */
     public boolean failoverEnabled() {
-        return controllers().size() > 1 || !fallback().equals("none");
+        return controllers.size() > 1 || fallback != Fallback.NONE;
     }
 
     public String job() {
-        return string(Key.JOB);
+        return job;
     }
 
     /** The job's secret: {@code jobSecret}, or else the first line of {@code jobSecretFile}; empty when neither is set. */
     public String jobSecret() {
+        return jobSecret;
+    }
+
+    private String readJobSecret() {
         if (!string(Key.JOB_SECRET).isEmpty()) {
             return string(Key.JOB_SECRET);
         }
@@ -209,81 +267,80 @@ public final class SwitchMLConfig {
 
     /** The CA to trust for the controller's TLS certificate; empty: plaintext. */
     public String tlsCa() {
-        return string(Key.TLS_CA);
+        return tlsCa;
     }
 
     public String tlsCert() {
-        return string(Key.TLS_CERT);
+        return tlsCert;
     }
 
     public String tlsKey() {
-        return string(Key.TLS_KEY);
+        return tlsKey;
     }
 
     public int rank() {
-        return integer(Key.RANK);
+        return rank;
     }
 
     public int workers() {
-        return integer(Key.WORKERS);
+        return workers;
     }
 
     /** The elements per packet, or {@link #AUTO}. */
     public int elementsPerPacket() {
-        return autoOrInteger(Key.ELEMENTS_PER_PACKET);
+        return elementsPerPacket;
     }
 
     /** The packet size; only once chosen (not {@link #AUTO}). */
     public PayloadSize payloadSize() {
-        if (elementsPerPacket() == AUTO) {
+        if (elementsPerPacket == AUTO) {
             throw new IllegalStateException(Key.ELEMENTS_PER_PACKET.property() + " is auto: the size is chosen when the"
                     + " context connects; read it from SwitchMLContext.config()");
         }
-        return PayloadSize.ofElements(elementsPerPacket());
+        return PayloadSize.ofElements(elementsPerPacket);
     }
 
     /** The window per worker thread, or {@link #AUTO}. */
     public int slotsPerThread() {
-        return autoOrInteger(Key.SLOTS_PER_THREAD);
+        return slotsPerThread;
     }
 
     public int threads() {
-        return integer(Key.THREADS);
+        return threads;
     }
 
     /** Empty when the address is to be chosen by routing. */
     public String localAddress() {
-        return string(Key.LOCAL_ADDRESS);
+        return localAddress;
     }
 
     public Duration retransmitMin() {
-        return Duration.ofMillis(longValue(Key.RETRANSMIT_MIN_MS));
+        return retransmitMin;
     }
 
     public Duration retransmitInitial() {
-        return Duration.ofMillis(longValue(Key.RETRANSMIT_INITIAL_MS));
+        return retransmitInitial;
     }
 
     public Duration retransmitMax() {
-        return Duration.ofMillis(longValue(Key.RETRANSMIT_MAX_MS));
+        return retransmitMax;
     }
 
     public Duration operationTimeout() {
-        return Duration.ofMillis(longValue(Key.OPERATION_TIMEOUT_MS));
+        return operationTimeout;
     }
 
     public Duration joinTimeout() {
-        return Duration.ofMillis(longValue(Key.JOIN_TIMEOUT_MS));
+        return joinTimeout;
     }
 
     public int socketBufferBytes() {
-        return integer(Key.SOCKET_BUFFER_BYTES);
+        return socketBufferBytes;
     }
 
     /** The faults the worker threads inject into their own datagrams ({@link FaultInjection#OFF} by default). */
     public FaultInjection faultInjection() {
-        return new FaultInjection(probability(Key.FAULT_DROP_RATE), probability(Key.FAULT_DUPLICATE_RATE),
-                probability(Key.FAULT_DELAY_RATE), longValue(Key.FAULT_MAX_DELAY_MICROS), longValue(Key.FAULT_SEED));
+        return faultInjection;
     }
 
     /** Every setting by property name, e.g. to pass the configuration to another process. */
@@ -367,11 +424,16 @@ public final class SwitchMLConfig {
         return p;
     }
 
-    private static void requireRange(Key key, long value, long min, long max) {
+    private static long inRange(Key key, long value, long min, long max) {
         if (value < min || value > max) {
             throw new IllegalArgumentException(key.property() + " = " + value + " outside " + min + ".." + max
                     + " (" + key.description + ")");
         }
+        return value;
+    }
+
+    private Duration millis(Key key, long min, long max) {
+        return Duration.ofMillis(inRange(key, longValue(key), min, max));
     }
 
     /** Collects values; {@link #build()} validates them all. */

@@ -93,7 +93,7 @@ public final class SwitchMLContext implements AllReduce {
                 context.session = first;
                 context.active = first;
             }
-            if (!config.fallback().equals("none")) {
+            if (config.fallback() != SwitchMLConfig.Fallback.NONE) {
                 context.prepareFallback(first);
             }
             LOG.info("rank {} of {} joined job '{}' (job number {}) at {}", config.rank(), config.workers(), config.job(),
@@ -113,7 +113,7 @@ public final class SwitchMLContext implements AllReduce {
 
     /** Binds this worker's fallback endpoint and learns everybody's, through the controller. */
     private void prepareFallback(SwitchSession first) {
-        FallbackProvider.Endpoint endpoint = FallbackProvider.named(config.fallback()).bind(
+        FallbackProvider.Endpoint endpoint = FallbackProvider.named(config.fallback().settingName()).bind(
                 new FallbackProvider.Job(config.rank(), config.workers(), config.joinTimeout(), config.operationTimeout()),
                 first.localAddress());
         synchronized (this) {

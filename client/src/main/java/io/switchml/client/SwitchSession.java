@@ -2,11 +2,7 @@ package io.switchml.client;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.switchml.api.AllReduce;
 import io.switchml.api.ControlPlaneException;
 import io.switchml.api.RankLeftException;
@@ -16,7 +12,6 @@ import io.switchml.api.SwitchUnavailableException;
 import io.switchml.api.Tensors;
 import io.switchml.api.WorkerFailedException;
 import io.switchml.control.ControllerAddress;
-import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
@@ -31,7 +26,6 @@ import java.nio.IntBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -72,8 +66,7 @@ final class SwitchSession implements AllReduce {
 
     private final SwitchMLConfig config;
     private final ControlPlaneClient control;
-    private final EventLoopGroup loops;
-    private final List<Channel> channels;
+    private final WorkerSockets sockets;
     /** The window of each worker thread: the config's, or fewer when the switch's admission control granted fewer. */
     private final int slotsPerThread;
     private final List<WorkerLane> lanes = new ArrayList<>();
@@ -81,7 +74,6 @@ final class SwitchSession implements AllReduce {
     private final WorkerStatistics statistics;
     /** Told when this switch is lost; null: the loss fails every operation instead. */
     private final SwitchLossListener lossListener;
-    private final InetAddress localAddress;
     private final AtomicLong operationSequence = new AtomicLong();
     private final AtomicLong barrierSequence = new AtomicLong();
     private final int jobNumber;
@@ -90,11 +82,9 @@ final class SwitchSession implements AllReduce {
     private volatile boolean closed;
     /** Identifies this run of the job at the controller (job numbers are reused). */
     private final long jobId;
-    /** Completed once the controller has registered this rank's watch. */
-    private final CompletableFuture<Void> watching = new CompletableFuture<>();
     /** Completed when the job is lost: a rank died, or the controller went away. */
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
-    private volatile Runnable cancelWatch;
+    private final JobWatch watch;
     private final StallDiagnosis stallDiagnosis;
     /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
@@ -108,18 +98,34 @@ final class SwitchSession implements AllReduce {
         void switchLost(SwitchSession session, SwitchUnavailableException why);
     }
 
-    private SwitchSession(SwitchMLConfig config, ControlPlaneClient control, EventLoopGroup loops,
-                          List<Channel> channels, JoinResponse joined, InetAddress switchAddress,
-                          InetAddress localAddress, WorkerStatistics statistics, SwitchLossListener lossListener) {
+    private SwitchSession(SwitchMLConfig config, ControlPlaneClient control, WorkerSockets sockets,
+                          JoinResponse joined, InetAddress switchAddress, WorkerStatistics statistics,
+                          SwitchLossListener lossListener) {
         this.config = config;
         this.statistics = statistics;
         this.lossListener = lossListener;
-        this.localAddress = localAddress;
         this.control = control;
-        this.loops = loops;
-        this.channels = channels;
+        this.sockets = sockets;
         this.jobNumber = joined.getJobNumber();
         this.jobId = joined.getJobId();
+        this.watch = new JobWatch(control, config, jobNumber, jobId, new JobWatch.Listener() {
+            @Override
+            public void ranksFailed(WorkerFailedException error) {
+                jobFailed(error);
+            }
+
+            @Override
+            public void rankLeft(JobEvent event) {
+                SwitchSession.this.rankLeft(event);
+            }
+
+            @Override
+            public void switchLost(SwitchUnavailableException error) {
+                if (!closed) {
+                    SwitchSession.this.switchLost(error);
+                }
+            }
+        }, lossListener != null);
         this.slotsPerThread = grantedWindow(config, joined);
         this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
         this.switchEndpoints = new InetSocketAddress[config.threads()];
@@ -143,29 +149,22 @@ final class SwitchSession implements AllReduce {
         InetAddress controllerIp = Routes.resolveIpv4(controllerAddress.host());
         InetAddress localIp = Routes.localAddress(config, controllerIp);
         ControlPlaneClient control = new ControlPlaneClient(controllerAddress, config.credentials());
-        EventLoopGroup loops = NettyTransport.eventLoops(config.threads(), "switchml-worker-rank" + config.rank());
-        List<Channel> channels = new ArrayList<>();
+        WorkerSockets sockets = null;
         try {
-            List<Integer> ports = new ArrayList<>();
-            for (int t = 0; t < config.threads(); t++) {
-                Channel channel = bind(loops, config, localIp);
-                channels.add(channel);
-                ports.add(((InetSocketAddress) channel.localAddress()).getPort());
-            }
+            sockets = WorkerSockets.bind(config, localIp);
             JobParameters parameters = JobParameters.newBuilder()
                     .setNumWorkers(config.workers())
                     .setElementsPerPacket(config.elementsPerPacket())
                     .setSlotsPerThread(config.slotsPerThread())
                     .setThreads(config.threads())
                     .build();
-            JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(), ports,
-                    config.joinTimeout());
-            InetAddress switchIp = switchAddress(joined.getSwitchAddress(), controllerIp);
-            SwitchSession context = new SwitchSession(config, control, loops, channels, joined, switchIp, localIp,
-                    statistics, lossListener);
+            JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
+                    sockets.ports(), config.joinTimeout());
+            InetAddress switchIp = WorkerSockets.switchAddress(joined.getSwitchAddress(), controllerIp);
+            SwitchSession context = new SwitchSession(config, control, sockets, joined, switchIp, statistics, lossListener);
             try {
                 context.start();
-                context.watch();
+                context.watch.open();
             } catch (RuntimeException e) {
                 context.close();
                 throw e;
@@ -174,8 +173,9 @@ final class SwitchSession implements AllReduce {
                     joined.getJobNumber(), switchIp);
             return context;
         } catch (RuntimeException e) {
-            channels.forEach(Channel::close);
-            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (sockets != null) {
+                sockets.close();
+            }
             control.close();
             throw e;
         }
@@ -184,8 +184,8 @@ final class SwitchSession implements AllReduce {
     private void start() {
         PayloadSize size = config.payloadSize();
         FaultInjection faults = config.faultInjection();
-        for (int t = 0; t < channels.size(); t++) {
-            Channel channel = channels.get(t);
+        for (int t = 0; t < sockets.count(); t++) {
+            Channel channel = sockets.channel(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
             WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
@@ -196,36 +196,6 @@ final class SwitchSession implements AllReduce {
             channel.pipeline().addLast(lane);
             lanes.add(lane);
         }
-    }
-
-    private static Channel bind(EventLoopGroup loops, SwitchMLConfig config, InetAddress localIp) {
-        Bootstrap bootstrap = new Bootstrap()
-                .group(loops)
-                .channel(NettyTransport.datagramChannel())
-                .option(ChannelOption.SO_RCVBUF, config.socketBufferBytes())
-                .option(ChannelOption.SO_SNDBUF, config.socketBufferBytes())
-                // Results are as large as the packets: the default 2 KiB would truncate them.
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(config.payloadSize().packetBytes()))
-                .handler(new io.netty.channel.ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        // The lane handler is added once the job is joined.
-                    }
-                });
-        try {
-            return bootstrap.bind(new InetSocketAddress(localIp, 0)).sync().channel();
-        } catch (Exception e) {
-            throw new SwitchMLException("cannot bind a UDP socket on " + localIp.getHostAddress() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static InetAddress switchAddress(String announced, InetAddress controllerIp) {
-        if (announced.isEmpty()) {
-            return controllerIp;
-        }
-        InetAddress address = Routes.resolveIpv4(announced);
-        // A switch bound to the wildcard address is reached where the controller was.
-        return address.isAnyLocalAddress() ? controllerIp : address;
     }
 
     @Override
@@ -249,7 +219,7 @@ final class SwitchSession implements AllReduce {
 
     /** The IPv4 address this worker's sockets are bound to (the one that routes to this switch). */
     InetAddress localAddress() {
-        return localAddress;
+        return sockets.localAddress();
     }
 
     /** How many all-reduces have been submitted; the next one gets this number. */
@@ -291,7 +261,7 @@ final class SwitchSession implements AllReduce {
         SwitchMLException lost = jobFailure.getNow(null);
         // A lost switch with a listener fails nothing: the listener's stop() collects what was queued.
         if (lost != null && !(lossListener != null && lost instanceof SwitchUnavailableException)) {
-            operation.future.completeExceptionally(again(lost));
+            operation.future.completeExceptionally(Failures.again(lost));
             return operation.future;
         }
         if (leftEvent != null && operation.sequence >= leftEvent.getLeftOperations()) {
@@ -319,44 +289,6 @@ final class SwitchSession implements AllReduce {
         return operation.future.exceptionallyCompose(stallDiagnosis::explain);
     }
 
-    /** Opens this rank's watch and waits until the controller has registered it. */
-    private void watch() {
-        cancelWatch = control.watch(jobNumber, jobId, rank(), new ControlPlaneClient.WatchListener() {
-            @Override
-            public void event(JobEvent event) {
-                jobEvent(event);
-            }
-
-            @Override
-            public void ended(Throwable error) {
-                watchEnded(error);
-            }
-        });
-        try {
-            watching.get(config.joinTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof SwitchMLException failure ? again(failure)
-                    : new SwitchMLException(e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new ControlPlaneException("joined job '" + config.job() + "' as rank " + rank() + ", but the controller at "
-                    + control.address() + " did not confirm this rank's watch within " + config.joinTimeout().toMillis()
-                    + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SwitchMLException("interrupted while opening the watch of job '" + config.job() + "'", e);
-        }
-    }
-
-    private void jobEvent(JobEvent event) {
-        switch (event.getKind()) {
-            case WATCHING -> watching.complete(null);
-            case RANKS_FAILED -> jobFailed(new WorkerFailedException(event.getJobName(), event.getJobNumber(),
-                    event.getFailedRanksList(), rank(), event.getReason()));
-            case RANK_LEFT -> rankLeft(event);
-            default -> LOG.debug("rank {} ignores job event {}", rank(), event.getKind());
-        }
-    }
-
     /**
      * A rank left: all-reduces it finished complete here too (the switch keeps their results for
      * retransmission), but one it never finished cannot. Fails at once what waits on it, and later
@@ -378,55 +310,21 @@ final class SwitchSession implements AllReduce {
         return new RankLeftException(config.job(), jobNumber, event.getLeftRank(), event.getLeftOperations(), rank(), waiting);
     }
 
-    /** The watch ended without this rank leaving: the controller (the switch process) is gone. */
-    private void watchEnded(Throwable error) {
-        if (closed) {
-            return;
-        }
-        String why = error == null ? "the controller ended this rank's watch" : ControlPlaneClient.describe(error);
-        String lostSwitch = "job '" + config.job() + "' (job number " + jobNumber + "), rank " + rank()
-                + ": lost the connection to the switch's controller at " + control.address() + " (" + why + ").";
-        switchLost(new SwitchUnavailableException(lossListener != null ? lostSwitch : lostSwitch + " The switch"
-                + " process died, restarted or became unreachable, and the job's state on the switch is gone; this context"
-                + " can no longer be used. To go on, close this context on every worker and, once the switch is back,"
-                + " join again.", error));
-    }
-
     /** The switch is gone: the listener takes over, or else everything pending and later fails. */
     private void switchLost(SwitchUnavailableException error) {
         if (lossListener == null) {
             jobFailed(error);
         } else if (jobFailure.complete(error)) {
-            watching.completeExceptionally(error);
+            watch.jobLost(error);
             lossListener.switchLost(this, error);
         }
     }
 
-    /**
-     * A worker thread got no result for the failover detection time. The switch is taken for lost
-     * only when its controller cannot say otherwise: it does not answer, or no longer knows the job.
-     * When it answers that the switch waits for other ranks, those ranks are slow, not the switch.
-     */
+    /** A worker thread heard nothing for the failover detection time: the watch asks the controller. */
     private void switchSilent() {
-        if (closed || jobFailure.isDone()) {
-            return;
+        if (!closed && !jobFailure.isDone()) {
+            watch.switchSilent();
         }
-        long silentMs = config.failoverDetection().toMillis();
-        control.diagnose(jobNumber, jobId, Duration.ofSeconds(2)).whenComplete((d, error) -> {
-            String why;
-            if (error != null) {
-                why = "and its controller did not answer (" + ControlPlaneClient.describe(error) + ")";
-            } else if (!d.getKnown()) {
-                why = "and its controller no longer knows the job";
-            } else {
-                LOG.debug("rank {}: no result for {} ms, but the controller knows job {} (missing ranks {}); waiting",
-                        rank(), silentMs, jobNumber, d.getMissingRanksList());
-                return;
-            }
-            switchLost(new SwitchUnavailableException("job '" + config.job() + "' (job number " + jobNumber + "), rank "
-                    + rank() + ": the switch at " + control.address() + " sent no result for " + silentMs + " ms " + why
-                    + ".", error));
-        });
     }
 
     /**
@@ -435,12 +333,10 @@ final class SwitchSession implements AllReduce {
      * blocks whose results this worker already holds; all-reduces not listed are finished here.
      */
     Map<Long, BitSet> stop(Duration timeout) {
-        Map<Long, BitSet> held = new HashMap<>();
-        int k = config.elementsPerPacket();
+        List<WorkerLane.Snapshot> snapshots = new ArrayList<>();
         for (WorkerLane lane : lanes) {
-            WorkerLane.Snapshot s;
             try {
-                s = lane.stop().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                snapshots.add(lane.stop().get(timeout.toMillis(), TimeUnit.MILLISECONDS));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SwitchMLException("interrupted while stopping worker thread " + lane.index(), e);
@@ -448,32 +344,8 @@ final class SwitchSession implements AllReduce {
                 throw new SwitchMLException("worker thread " + lane.index() + " did not stop within " + timeout.toMillis()
                         + " ms", e);
             }
-            if (s.running() != null) {
-                BitSet blocks = blocksOf(held, s.running(), k);
-                for (int b = s.runningHeld().nextSetBit(0); b >= 0; b = s.runningHeld().nextSetBit(b + 1)) {
-                    blocks.set(s.running().from / k + b);
-                }
-            }
-            for (LaneTask queued : s.queued()) {
-                blocksOf(held, queued, k);
-            }
         }
-        return held;
-    }
-
-    /**
-     * The held blocks of {@code task}'s all-reduce, created as "all held" (the shares of the worker
-     * threads that finished it), with {@code task}'s own share cleared.
-     */
-    private static BitSet blocksOf(Map<Long, BitSet> held, LaneTask task, int k) {
-        Operation<?> op = task.operation;
-        BitSet blocks = held.computeIfAbsent(op.sequence, s -> {
-            BitSet all = new BitSet();
-            all.set(0, (op.length + k - 1) / k);
-            return all;
-        });
-        blocks.clear(task.from / k, (task.to + k - 1) / k);
-        return blocks;
+        return HeldBlocks.of(snapshots, config.elementsPerPacket());
     }
 
     /** The job is lost: fails everything pending now, and everything later. The first failure stands. */
@@ -481,19 +353,8 @@ final class SwitchSession implements AllReduce {
         if (!jobFailure.complete(error)) {
             return;
         }
-        watching.completeExceptionally(error);
+        watch.jobLost(error);
         laneFailed(error);
-    }
-
-    /** A failure raised again for a later call, of the same type, with the first one as its cause. */
-    private static SwitchMLException again(SwitchMLException first) {
-        if (first instanceof WorkerFailedException w) {
-            return new WorkerFailedException(w);
-        }
-        if (first instanceof SwitchUnavailableException u) {
-            return new SwitchUnavailableException(u);
-        }
-        return new SwitchMLException(first.getMessage(), first);
     }
 
     private void laneFailed(RuntimeException error) {
@@ -531,7 +392,7 @@ final class SwitchSession implements AllReduce {
     private <T> T controlCall(Supplier<T> call) {
         SwitchMLException lost = jobFailure.getNow(null);
         if (lost != null) {
-            throw again(lost);
+            throw Failures.again(lost);
         }
         try {
             return call.get();
@@ -549,7 +410,7 @@ final class SwitchSession implements AllReduce {
                 Thread.currentThread().interrupt();
                 throw e;
             }
-            SwitchMLException failure = again(lost);
+            SwitchMLException failure = Failures.again(lost);
             failure.addSuppressed(e);
             throw failure;
         }
@@ -576,7 +437,7 @@ final class SwitchSession implements AllReduce {
      * {@code thread}'s socket, the source the switch knows as this rank, past any fault injection.
      */
     void sendRawForTest(int thread, java.nio.ByteBuffer datagram) {
-        channels.get(thread).pipeline().firstContext()
+        sockets.channel(thread).pipeline().firstContext()
                 .writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(datagram)).syncUninterruptibly();
     }
 
@@ -591,8 +452,7 @@ final class SwitchSession implements AllReduce {
         for (WorkerLane lane : lanes) {
             lane.abortAll(crashed);
         }
-        channels.forEach(Channel::close);
-        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        sockets.close();
         completions.shutdown();
     }
 
@@ -625,12 +485,8 @@ final class SwitchSession implements AllReduce {
         } catch (SwitchMLException e) {
             LOG.debug("leaving job {} failed: {}", jobNumber, e.getMessage());
         } finally {
-            Runnable cancel = cancelWatch;
-            if (cancel != null) {
-                cancel.run();
-            }
-            channels.forEach(Channel::close);
-            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            watch.close();
+            sockets.close();
             completions.shutdown();
             control.close();
         }

@@ -36,7 +36,7 @@ public final class CompressedAllReduce extends RingAllReduce {
     private float[] sum = new float[0];
     private ByteBuffer message = ByteBuffer.allocateDirect(0).order(ByteOrder.LITTLE_ENDIAN);
 
-    private CompressedAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links) {
+    private CompressedAllReduce(CollectiveConfig config, Poller poller, PeerConnector.Links links) {
         super(config, poller, links);
         this.compression = config.compression();
         this.topK = config.algorithm() == Algorithm.TOPK ? new TopKCodec(compression) : null;

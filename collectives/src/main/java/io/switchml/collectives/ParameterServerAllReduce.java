@@ -35,7 +35,7 @@ public final class ParameterServerAllReduce extends TcpCollective {
     private final LongAdder serverSent;
     private final Pass pass;
 
-    private ParameterServerAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links, ParameterServer ownServer,
+    private ParameterServerAllReduce(CollectiveConfig config, Poller poller, PeerConnector.Links links, ParameterServer ownServer,
                                      LongAdder serverSent) {
         super(config, poller, links, new LongAdder());
         this.ownServer = ownServer;
@@ -79,11 +79,11 @@ public final class ParameterServerAllReduce extends TcpCollective {
                 ownServer = ParameterServer.start(config.parameterServer(config.rank()), ownListener, serverSent, config.rank());
             }
             poller = new Poller();
-            Rendezvous rendezvous = workerConnections(poller, config, bound, false);
+            PeerConnector rendezvous = workerConnections(poller, config, bound, false);
             for (int s = 0; s < config.serverCount(); s++) {
                 rendezvous.dialServer(s, config.servers().get(s));
             }
-            Rendezvous.Links links = rendezvous.connect(Deadline.after(config.connectTimeout()));
+            PeerConnector.Links links = rendezvous.connect(Deadline.after(config.connectTimeout()));
             return new ParameterServerAllReduce(config, poller, links, ownServer, serverSent);
         } catch (RuntimeException e) {
             if (ownServer != null) {

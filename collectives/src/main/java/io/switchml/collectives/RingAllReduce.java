@@ -29,7 +29,7 @@ import java.util.List;
 public sealed class RingAllReduce extends TcpCollective permits CompressedAllReduce {
     private final Pass pass;
 
-    RingAllReduce(CollectiveConfig config, Poller poller, Rendezvous.Links links) {
+    RingAllReduce(CollectiveConfig config, Poller poller, PeerConnector.Links links) {
         super(config, poller, links, new java.util.concurrent.atomic.LongAdder());
         int n = config.workers();
         this.pass = n == 1 ? null
@@ -50,7 +50,7 @@ public sealed class RingAllReduce extends TcpCollective permits CompressedAllRed
 
     /** How an instance is made once its links are up. */
     interface Factory<T extends RingAllReduce> {
-        T create(CollectiveConfig config, Poller poller, Rendezvous.Links links);
+        T create(CollectiveConfig config, Poller poller, PeerConnector.Links links);
     }
 
     /** Binds (unless given a listener), connects to the neighbours and rank 0, and makes the instance. */
@@ -58,7 +58,7 @@ public sealed class RingAllReduce extends TcpCollective permits CompressedAllRed
         Listener bound = listener != null ? listener : Listener.bind(config.endpoints().get(config.rank()));
         Poller poller = new Poller();
         try {
-            Rendezvous.Links links = workerConnections(poller, config, bound, true)
+            PeerConnector.Links links = workerConnections(poller, config, bound, true)
                     .connect(Deadline.after(config.connectTimeout()));
             return factory.create(config, poller, links);
         } catch (RuntimeException e) {

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
 abstract class TcpCollective implements AllReduce, BytesSent {
     protected final CollectiveConfig config;
     protected final Poller poller;
-    protected final Rendezvous.Links links;
+    protected final PeerConnector.Links links;
     /** The tensor's bytes while it is reduced; reused from one all-reduce to the next. */
     protected final WorkBuffer work = new WorkBuffer();
     protected final String self;
@@ -39,7 +39,7 @@ abstract class TcpCollective implements AllReduce, BytesSent {
      * @param sent counts the bytes written; every link to another worker counts into it here, a subclass adds
      *             the links it knows cross no process boundary or do (servers)
      */
-    protected TcpCollective(CollectiveConfig config, Poller poller, Rendezvous.Links links, LongAdder sent) {
+    protected TcpCollective(CollectiveConfig config, Poller poller, PeerConnector.Links links, LongAdder sent) {
         this.config = config;
         this.poller = poller;
         this.links = links;
@@ -59,10 +59,10 @@ abstract class TcpCollective implements AllReduce, BytesSent {
      * Prepares the connections every worker needs: to rank 0 (barrier, broadcast) and, for the ring,
      * to its two neighbours. The higher rank of each pair dials the lower one.
      */
-    static Rendezvous workerConnections(Poller poller, CollectiveConfig config, Listener listener, boolean ringNeighbours) {
+    static PeerConnector workerConnections(Poller poller, CollectiveConfig config, Listener listener, boolean ringNeighbours) {
         int rank = config.rank();
         int n = config.workers();
-        Rendezvous rendezvous = new Rendezvous(poller, new Hello(Hello.WORKER, rank, n, config.serverCount()), listener);
+        PeerConnector rendezvous = new PeerConnector(poller, new Hello(Hello.WORKER, rank, n, config.serverCount()), listener);
         for (int peer = 0; peer < n; peer++) {
             boolean needed = peer != rank && (peer == 0 || rank == 0
                     || ringNeighbours && (peer == (rank + 1) % n || rank == (peer + 1) % n));

@@ -21,7 +21,7 @@
  * integer division) applied once to each finished sum.
  *
  * <p>Layers, one concern per file: the transport ({@link io.switchml.collectives.Listener},
- * {@code Link}, {@code Poller}, {@code Rendezvous}, {@code Handshake}: non-blocking TCP driven by one
+ * {@code Link}, {@code Poller}, {@code PeerConnector}, {@code Handshake}: non-blocking TCP driven by one
  * thread per instance, every wait under a deadline); the messages ({@code Hello},
  * {@code MessageHeader}, {@code RemoteError}); the shared pieces ({@code TcpCollective},
  * {@code OperationQueue}, {@code ControlOperations} for barrier and broadcast, {@code Partition},

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -76,6 +75,7 @@ final class JobRegistry {
     /** Digests of the secrets the operator issued, by job name. */
     private final Map<String, byte[]> issuedSecrets = new HashMap<>();
     private final Job[] byNumber = new Job[ProtocolConstants.MAX_JOBS];
+    private final JobMeetings meetings;
     /** Set when the service shuts down: the watches it cancels then are not deaths. */
     private boolean closing;
 
@@ -87,6 +87,7 @@ final class JobRegistry {
         this.dataplane = dataplane;
         this.timer = timer;
         this.security = security;
+        this.meetings = new JobMeetings(this, timer, security);
     }
 
     /**
@@ -404,14 +405,13 @@ final class JobRegistry {
         job.watchDeadlines.values().forEach(t -> t.cancel(false));
         job.watchDeadlines.clear();
         ControlException aborted = new ControlException(Status.ABORTED, abortDescription(job));
-        job.meetings.values().forEach(m -> m.rendezvous.fail(aborted));
-        job.meetings.clear();
+        JobMeetings.failAll(job, aborted);
         JobEvent event = failedEvent(job);
         job.watches.values().forEach(w -> w.event(event));
         LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
     }
 
-    private static String abortDescription(Job job) {
+    static String abortDescription(Job job) {
         return "job '" + job.name + "' (job number " + job.number + ") was aborted because rank"
                 + (job.failed.size() == 1 ? " " + job.failed.first() : "s " + job.failed) + " died: " + job.abortReason
                 + "; the switch freed the job's slots";
@@ -460,87 +460,13 @@ final class JobRegistry {
 
     /**
      * Parks a barrier (root = -1) or broadcast until every rank has called it with the same sequence
-     * number; answers the root's value (empty for a barrier). {@code rootNumber} is a long so that a uint32
-     * root of 2^31 or more (a negative int) is not mistaken for the barrier's -1.
+     * number; answers the root's value (empty for a barrier). See {@link JobMeetings}.
      */
     synchronized void meet(int jobNumber, int rank, long sequence, long rootNumber, byte[] value, int timeoutMs,
                            Caller caller, Reply<byte[]> reply) {
         Job job = installedJob(jobNumber, rank, caller, reply);
-        if (job == null) {
-            return;
-        }
-        if (rootNumber < -1 || rootNumber >= job.workers()) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "root " + rootNumber + " outside 0.."
-                    + (job.workers() - 1)));
-            return;
-        }
-        int root = (int) rootNumber;
-        if (job.aborted()) {
-            reply.error(new ControlException(Status.ABORTED, abortDescription(job) + "; call #" + sequence
-                    + " can never complete"));
-            return;
-        }
-        if (timeoutMs < 1 || timeoutMs > JoinValidator.MAX_TIMEOUT_MS) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "timeout_ms " + Integer.toUnsignedString(timeoutMs)
-                    + " outside 1.." + JoinValidator.MAX_TIMEOUT_MS));
-            return;
-        }
-        if (!job.left.isEmpty()) {
-            // A rank that left can never arrive: fail now rather than at the timeout.
-            reply.error(new ControlException(Status.ABORTED, (job.left.size() == 1 ? "rank " + job.left.first()
-                    : "ranks " + job.left) + " left job '" + job.name + "' earlier; call #" + sequence
-                    + " can never complete"));
-            return;
-        }
-        if (!job.meetings.containsKey(sequence) && job.meetings.size() >= security.maxMeetingsPerJob()) {
-            reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "job '" + job.name + "' already has "
-                    + job.meetings.size() + " barrier and broadcast calls waiting, its limit; call #" + sequence
-                    + " is refused (do the ranks make the same calls in the same order?)"));
-            return;
-        }
-        Job.Meeting meeting = job.meetings.computeIfAbsent(sequence, s -> new Job.Meeting(root, job.workers()));
-        String kind = root < 0 ? "barrier" : "broadcast from root " + root;
-        if (meeting.root != root) {
-            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " calls a " + kind + " as call #"
-                    + sequence + " of job " + jobNumber + ", but other ranks called "
-                    + (meeting.root < 0 ? "a barrier" : "a broadcast from root " + meeting.root)
-                    + "; every rank must make the same sequence of barrier and broadcast calls"));
-            return;
-        }
-        if (meeting.rendezvous.contains(rank)) {
-            reply.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " is already waiting in call #"
-                    + sequence + " of job " + jobNumber));
-            return;
-        }
-        Rendezvous.Waiter<byte[]> waiter = new Rendezvous.Waiter<>() {
-            @Override
-            public void released(Map<Integer, byte[]> values) {
-                reply.ok(root < 0 ? new byte[0] : values.get(root));
-            }
-
-            @Override
-            public void failed(ControlException error) {
-                reply.error(error);
-            }
-        };
-        boolean complete = meeting.rendezvous.arrive(rank, value, waiter,
-                timer.schedule(() -> expireMeeting(job, sequence, rank, kind), timeoutMs, TimeUnit.MILLISECONDS));
-        if (complete) {
-            job.meetings.remove(sequence);
-            meeting.rendezvous.release();
-        }
-    }
-
-    private synchronized void expireMeeting(Job job, long sequence, int rank, String kind) {
-        Job.Meeting meeting = job.meetings.get(sequence);
-        if (meeting == null) {
-            return;
-        }
-        meeting.rendezvous.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
-                + "': rank " + rank + " waited in " + kind + " (call #" + sequence + ") but ranks " + missing
-                + " are not there (never came, or gave up waiting); they may have died or be making different calls"));
-        if (meeting.rendezvous.empty()) {
-            job.meetings.remove(sequence);
+        if (job != null) {
+            meetings.meet(job, rank, sequence, rootNumber, value, timeoutMs, reply);
         }
     }
 
@@ -575,8 +501,7 @@ final class JobRegistry {
         }
         ControlException gone = new ControlException(Status.ABORTED, "rank " + rank + " left job '" + job.name
                 + "' while this call was waiting");
-        job.meetings.values().forEach(m -> m.rendezvous.fail(gone));
-        job.meetings.clear();
+        JobMeetings.failAll(job, gone);
         if (job.left.size() == job.workers()) {
             dataplane.removeJob(jobNumber);
             byNumber[jobNumber] = null;

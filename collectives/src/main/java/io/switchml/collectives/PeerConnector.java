@@ -20,8 +20,8 @@ import java.util.TreeSet;
  * peer's {@link Hello}. Between two workers the higher rank dials the lower one, so each pair has
  * exactly one connection. A timeout names every peer still missing and why.
  */
-final class Rendezvous {
-    private static final Logger LOG = LoggerFactory.getLogger(Rendezvous.class);
+final class PeerConnector {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerConnector.class);
     private static final long FIRST_RETRY_MILLIS = 10;
     private static final long MAX_RETRY_MILLIS = 200;
 
@@ -76,7 +76,7 @@ final class Rendezvous {
      * @param self     this worker's hello
      * @param listener where the expected ranks connect; may be null when none are expected
      */
-    Rendezvous(Poller poller, Hello self, Listener listener) {
+    PeerConnector(Poller poller, Hello self, Listener listener) {
         this.poller = poller;
         this.self = self;
         this.selfName = "rank " + self.id();
@@ -86,18 +86,18 @@ final class Rendezvous {
         this.servers = new Link[self.servers()];
     }
 
-    Rendezvous dialWorker(int rank, InetSocketAddress address) {
+    PeerConnector dialWorker(int rank, InetSocketAddress address) {
         dials.add(new Dial(false, rank, address));
         return this;
     }
 
-    Rendezvous dialServer(int index, InetSocketAddress address) {
+    PeerConnector dialServer(int index, InetSocketAddress address) {
         dials.add(new Dial(true, index, address));
         return this;
     }
 
     /** @param endpoint where that rank listens, to name it in messages (it dials from another port) */
-    Rendezvous acceptWorker(int rank, InetSocketAddress endpoint) {
+    PeerConnector acceptWorker(int rank, InetSocketAddress endpoint) {
         expected.add(rank);
         expectedEndpoints[rank] = endpoint;
         return this;

@@ -1,0 +1,120 @@
+package io.switchml.controller;
+
+import io.grpc.Status;
+
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A job's barriers and broadcasts (docs/ARCHITECTURE.md, section 6): each call of a rank is parked
+ * until every rank has made the call with the same sequence number, then all are answered together
+ * (a broadcast with the root's value); a rank whose wait runs out is told which ranks are missing.
+ * Called with the {@link JobRegistry}'s lock held; the expiry timers take the same lock.
+ */
+final class JobMeetings {
+    private final Object lock;
+    private final ScheduledExecutorService timer;
+    /** Bounds the calls waiting per job (its flood limit). */
+    private final ControllerSecurity security;
+
+    JobMeetings(Object lock, ScheduledExecutorService timer, ControllerSecurity security) {
+        this.lock = lock;
+        this.timer = timer;
+        this.security = security;
+    }
+
+    /** Fails every waiting call of {@code job} with {@code error} (a rank died or left). */
+    static void failAll(Job job, ControlException error) {
+        job.meetings.values().forEach(m -> m.rendezvous.fail(error));
+        job.meetings.clear();
+    }
+
+    /**
+     * Parks a barrier (root = -1) or broadcast until every rank has called it with the same sequence
+     * number; answers the root's value (empty for a barrier). {@code rootNumber} is a long so that a uint32
+     * root of 2^31 or more (a negative int) is not mistaken for the barrier's -1.
+     */
+    void meet(Job job, int rank, long sequence, long rootNumber, byte[] value, int timeoutMs,
+              JobRegistry.Reply<byte[]> reply) {
+        if (rootNumber < -1 || rootNumber >= job.workers()) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "root " + rootNumber + " outside 0.."
+                    + (job.workers() - 1)));
+            return;
+        }
+        int root = (int) rootNumber;
+        if (job.aborted()) {
+            reply.error(new ControlException(Status.ABORTED, JobRegistry.abortDescription(job) + "; call #" + sequence
+                    + " can never complete"));
+            return;
+        }
+        if (timeoutMs < 1 || timeoutMs > JoinValidator.MAX_TIMEOUT_MS) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "timeout_ms " + Integer.toUnsignedString(timeoutMs)
+                    + " outside 1.." + JoinValidator.MAX_TIMEOUT_MS));
+            return;
+        }
+        if (!job.left.isEmpty()) {
+            // A rank that left can never arrive: fail now rather than at the timeout.
+            reply.error(new ControlException(Status.ABORTED, (job.left.size() == 1 ? "rank " + job.left.first()
+                    : "ranks " + job.left) + " left job '" + job.name + "' earlier; call #" + sequence
+                    + " can never complete"));
+            return;
+        }
+        if (!job.meetings.containsKey(sequence) && job.meetings.size() >= security.maxMeetingsPerJob()) {
+            reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "job '" + job.name + "' already has "
+                    + job.meetings.size() + " barrier and broadcast calls waiting, its limit; call #" + sequence
+                    + " is refused (do the ranks make the same calls in the same order?)"));
+            return;
+        }
+        Job.Meeting meeting = job.meetings.computeIfAbsent(sequence, s -> new Job.Meeting(root, job.workers()));
+        String kind = root < 0 ? "barrier" : "broadcast from root " + root;
+        if (meeting.root != root) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " calls a " + kind + " as call #"
+                    + sequence + " of job " + job.number + ", but other ranks called "
+                    + (meeting.root < 0 ? "a barrier" : "a broadcast from root " + meeting.root)
+                    + "; every rank must make the same sequence of barrier and broadcast calls"));
+            return;
+        }
+        if (meeting.rendezvous.contains(rank)) {
+            reply.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " is already waiting in call #"
+                    + sequence + " of job " + job.number));
+            return;
+        }
+        Rendezvous.Waiter<byte[]> waiter = new Rendezvous.Waiter<>() {
+            @Override
+            public void released(Map<Integer, byte[]> values) {
+                reply.ok(root < 0 ? new byte[0] : values.get(root));
+            }
+
+            @Override
+            public void failed(ControlException error) {
+                reply.error(error);
+            }
+        };
+        boolean complete = meeting.rendezvous.arrive(rank, value, waiter,
+                timer.schedule(() -> expireMeeting(job, sequence, rank, kind), timeoutMs, TimeUnit.MILLISECONDS));
+        if (complete) {
+            job.meetings.remove(sequence);
+            meeting.rendezvous.release();
+        }
+    }
+
+    private void expireMeeting(Job job, long sequence, int rank, String kind) {
+        synchronized (lock) {
+            expireMeetingLocked(job, sequence, rank, kind);
+        }
+    }
+
+    private void expireMeetingLocked(Job job, long sequence, int rank, String kind) {
+        Job.Meeting meeting = job.meetings.get(sequence);
+        if (meeting == null) {
+            return;
+        }
+        meeting.rendezvous.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
+                + "': rank " + rank + " waited in " + kind + " (call #" + sequence + ") but ranks " + missing
+                + " are not there (never came, or gave up waiting); they may have died or be making different calls"));
+        if (meeting.rendezvous.empty()) {
+            job.meetings.remove(sequence);
+        }
+    }
+}

@@ -68,7 +68,7 @@ final class CtlCommand implements Runnable {
                 : System.getenv(TOKEN_VARIABLE) != null && !System.getenv(TOKEN_VARIABLE).isBlank()
                 ? System.getenv(TOKEN_VARIABLE).trim() : null;
         return ControlChannel.open(ControllerAddress.parse(controller),
-                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null), null, "");
+                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null), null, "", false);
     }
 
     /** The deadline of every call (--timeout). */

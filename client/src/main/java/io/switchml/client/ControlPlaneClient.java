@@ -51,7 +51,7 @@ final class ControlPlaneClient implements AutoCloseable {
 
     ControlPlaneClient(ControllerAddress address, ControllerCredentials credentials) {
         this.channel = ControlChannel.open(address, credentials, Duration.ofSeconds(KEEPALIVE_TIME_SECONDS),
-                "are all workers started?");
+                "are all workers started?", true);
     }
 
     ControllerAddress address() {

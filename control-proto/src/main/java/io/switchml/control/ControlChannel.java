@@ -20,11 +20,14 @@ public final class ControlChannel implements AutoCloseable {
     private final ControllerAddress address;
     private final ManagedChannel channel;
     private final String silenceHint;
+    private final boolean refusalsNameTheCall;
 
-    private ControlChannel(ControllerAddress address, ManagedChannel channel, String silenceHint) {
+    private ControlChannel(ControllerAddress address, ManagedChannel channel, String silenceHint,
+                           boolean refusalsNameTheCall) {
         this.address = address;
         this.channel = channel;
         this.silenceHint = silenceHint;
+        this.refusalsNameTheCall = refusalsNameTheCall;
     }
 
     /**
@@ -34,15 +37,17 @@ public final class ControlChannel implements AutoCloseable {
      *                    when a ping is not answered within the same time again (ends long-lived calls to a
      *                    controller host that vanished silently)
      * @param silenceHint what to suggest when the controller does not answer in time ("" for nothing)
+     * @param refusalsNameTheCall whether a refusal's message starts with the call ("cannot join job ...: reason",
+     *                    for workers) or is the controller's reason alone (for a command whose name already says it)
      */
     public static ControlChannel open(ControllerAddress address, ControllerCredentials credentials, Duration keepAlive,
-                                      String silenceHint) {
+                                      String silenceHint, boolean refusalsNameTheCall) {
         ManagedChannelBuilder<?> builder = credentials.channelBuilder(address);
         if (keepAlive != null) {
             builder.keepAliveTime(keepAlive.toMillis(), TimeUnit.MILLISECONDS)
                     .keepAliveTimeout(keepAlive.toMillis() / 2, TimeUnit.MILLISECONDS);
         }
-        return new ControlChannel(address, builder.build(), silenceHint);
+        return new ControlChannel(address, builder.build(), silenceHint, refusalsNameTheCall);
     }
 
     public ControllerAddress address() {
@@ -83,9 +88,10 @@ public final class ControlChannel implements AutoCloseable {
                     : cannot + "no answer from the controller at " + address + " within " + deadline.toMillis() + " ms"
                     + (silenceHint.isEmpty() ? "" : " (" + silenceHint + ")");
             case UNAUTHENTICATED -> cannot + "the controller at " + address + " refused our credentials: " + reason;
+            case PERMISSION_DENIED -> cannot + reason;
             case UNIMPLEMENTED -> cannot + "the controller at " + address
                     + " does not know this request (an older version?)";
-            default -> cannot + (reason != null ? reason : status.getCode().toString());
+            default -> reason == null ? cannot + status.getCode() : refusalsNameTheCall ? cannot + reason : reason;
         };
     }
 

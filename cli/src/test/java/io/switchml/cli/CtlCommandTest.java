@@ -159,9 +159,7 @@ class CtlCommandTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
-        long started = System.nanoTime();
         Run run = run("ctl", "--controller", "127.0.0.1:" + closedPort, "stats");
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.err()).contains("switchml ctl stats: cannot read the switch's statistics: cannot reach the controller at 127.0.0.1:"
                 + closedPort, "is `switchml switch` running there");

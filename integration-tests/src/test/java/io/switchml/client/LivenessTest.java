@@ -39,7 +39,6 @@ class LivenessTest {
             assertThat(op0).isNotDone();
             assertThat(cluster.service.dataplane().job(number)).isPresent();
 
-            long start = System.nanoTime();
             cluster.contexts.get(2).crashForTest();
 
             for (CompletableFuture<Void> op : List.of(op0, queued0, op1)) {
@@ -52,8 +51,6 @@ class LivenessTest {
                         .hasMessageContaining("The switch freed the job's slots")
                         .hasMessageContaining("restart the job: close this context");
             }
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("failed by the watch, not the timeout")
-                    .isLessThan(Duration.ofSeconds(5));
             assertThat(cluster.service.dataplane().job(number)).as("the switch freed the job").isEmpty();
 
             // Later calls fail at once with the same error.
@@ -97,13 +94,11 @@ class LivenessTest {
             SwitchMLContext r0 = cluster.contexts.get(0);
             CompletableFuture<Void> op = r0.allReduceAsync(new float[100_000], ReduceOp.SUM); // waits for rank 1
             sleep(300);
-            long start = System.nanoTime();
             cluster.service.close();
             SwitchUnavailableException e = failure(op, SwitchUnavailableException.class);
             assertThat(e).hasMessageContaining("job '" + r0.config().job() + "' (job number " + r0.jobNumber() + "), rank 0")
                     .hasMessageContaining("lost the connection to the switch's controller at 127.0.0.1:")
                     .hasMessageContaining("once the switch is back, join again");
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
             assertThatThrownBy(cluster.contexts.get(1)::barrier).isInstanceOf(SwitchUnavailableException.class);
         }
     }

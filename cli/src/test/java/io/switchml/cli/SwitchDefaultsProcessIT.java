@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * door at start-up, and a stranger's `switchml ctl drop` fails with what to do while the drop
  * simulator stays at 0.
  */
-class SwitchDefaultsProcessTest {
+class SwitchDefaultsProcessIT {
     private static final Pattern READY = Pattern.compile("switchml switch ready: controller 0\\.0\\.0\\.0:(\\d+) \\(gRPC\\)");
 
     @Test

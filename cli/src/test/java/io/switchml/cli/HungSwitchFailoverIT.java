@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no connection breaks at once) is given up for the standby once no result came for the detection
  * time and its controller does not answer either, and every worker ends with the exact result.
  */
-class HungSwitchFailoverTest {
+class HungSwitchFailoverIT {
     private static final Pattern READY = Pattern.compile("switchml switch ready: controller 127\\.0\\.0\\.1:(\\d+)");
     private static final int WORKERS = 2;
 

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The README's programs, run against an embedded switch as a user would run them against `switchml switch`. */
-class ExamplesTest {
+class ExamplesIT {
     private static AggregationService service;
 
     @BeforeAll

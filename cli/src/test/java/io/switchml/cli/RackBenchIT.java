@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** {@code switchml bench --rack}: the emulated rack of network namespaces (needs root). */
-class RackBenchTest {
+class RackBenchIT {
     @Test
     void benchInTheRackVerifiesEveryAlgorithmAndLeavesNoNamespaceOrLinkBehind() throws Exception {
         assumeTrue(Rack.effectiveUid() == 0, "skipped: the emulated rack needs root (this test runs as uid "
@@ -55,7 +55,7 @@ class RackBenchTest {
 
     @Test
     void withoutRootTheRackSaysItNeedsRoot() {
-        assumeTrue(Rack.effectiveUid() != 0, "skipped: running as root (RackTest checks the message with a fake uid)");
+        assumeTrue(Rack.effectiveUid() != 0, "skipped: running as root (RackIT checks the message with a fake uid)");
         CommandLine cl = SwitchMlCommand.commandLine();
         StringWriter err = new StringWriter();
         cl.setErr(new PrintWriter(err));

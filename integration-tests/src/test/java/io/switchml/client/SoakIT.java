@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Netty's direct memory and the live thread count must not grow between the first and the last 50
  * all-reduces, and no Netty buffer may be found leaked.
  */
-class SoakTest {
+class SoakIT {
     private static final int WORKERS = 4;
     private static final int ITERATIONS = 500;
     private static final int WINDOW = 50;
@@ -111,11 +111,11 @@ class SoakTest {
             long heapLast = usedHeapAfterGc();
             long directLast = nettyDirectMemory();
             long[] t = cluster.statisticsTotals();
-            System.out.printf("SoakTest: %d all-reduces on %d workers exact in %d s; %d packets sent, %d retransmissions"
+            System.out.printf("SoakIT: %d all-reduces on %d workers exact in %d s; %d packets sent, %d retransmissions"
                             + " (%.2f%%), %d retransmission timeouts, injected %d drops, %d duplicates, %d delays; switch"
                             + " counters %s%n", ITERATIONS, WORKERS, seconds, t[0], t[1], 100.0 * t[1] / t[0], t[2], t[3],
                     t[4], t[5], cluster.service.dataplane().counters());
-            System.out.printf("SoakTest: after all-reduce %d vs %d: used heap after GC %d -> %d KiB, Netty direct memory"
+            System.out.printf("SoakIT: after all-reduce %d vs %d: used heap after GC %d -> %d KiB, Netty direct memory"
                             + " %d -> %d KiB, live threads (max) %d -> %d; retransmissions %d in the first %d, %d in the"
                             + " last %d; leaks reported %s%n", WINDOW, ITERATIONS, heapFirst / 1024, heapLast / 1024,
                     directFirst / 1024, directLast / 1024, threadsFirst, threadsLast, retransmissionsFirst, WINDOW,

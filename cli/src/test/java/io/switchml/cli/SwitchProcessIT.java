@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * `switchml switch` as a script uses it: wait for its ready line, then run workers against it, then
  * inspect it with `switchml ctl` and scrape its metrics endpoint.
  */
-class SwitchProcessTest {
+class SwitchProcessIT {
     private static final Pattern METRICS = Pattern.compile("switchml switch metrics: http://127\\.0\\.0\\.1:(\\d+)/metrics");
     private static final Pattern READY = Pattern.compile(
             "switchml switch ready: controller 127\\.0\\.0\\.1:(\\d+) \\(gRPC\\), dataplane UDP 127\\.0\\.0\\.1 ports \\[(\\d+)]");

@@ -20,7 +20,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The command line as users type it. */
-class SwitchMlCommandTest {
+class SwitchMlCommandIT {
     private String run(String... args) {
         PrintStream saved = System.out;
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code switchml bench --drop} (the embedded switch's drop simulator) and the workers' fault injection options. */
-class BenchUnderLossTest {
+class BenchUnderLossIT {
     @Test
     void resultsStayExactWhenTheSwitchAndTheWorkersLoseDuplicateAndDelayPackets() {
         PrintStream saved = System.out;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What {@link Rack} checks before it touches the system: rates, its spec, root. */
-class RackTest {
+class RackIT {
     @Test
     void readsTcRates() {
         assertThat(Rack.parseRate("500mbit")).isEqualTo(500_000_000L);

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.tuple;
  * The benchmark end to end: worker JVM processes through an embedded switch or the ring and parameter-server
  * baselines, results verified exactly.
  */
-class BenchRunnerTest {
+class BenchRunnerIT {
     private final ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
     private BenchOptions options(List<Integer> workers, List<Long> sizes, DataType type, Map<String, String> config) {

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Short data-parallel runs with worker processes on a slice of Fashion-MNIST (the Debian package
  * dataset-fashion-mnist, which .ci/run installs).
  */
-class TrainRunnerTest {
+class TrainRunnerIT {
     @ParameterizedTest
     @EnumSource(value = Aggregation.class, names = {"SWITCHML", "RING", "PS", "TOPK", "QSGD"})
     void twoWorkersLowerTheLossAndEndWithIdenticalParameters(Aggregation aggregation) throws Exception {

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Failures of real processes, killed with SIGKILL mid-job: the survivors fail within a bound far
  * below the operation timeout, with the documented error, and a restarted switch runs the next job.
  */
-class ProcessFailureTest {
+class ProcessFailureIT {
     /** The operation timeout of every worker: far beyond the bounds below, so it never fires. */
     private static final long OPERATION_TIMEOUT_MS = 120_000;
     /** How fast the survivors must fail once a process is killed. */

@@ -1,0 +1,296 @@
+package io.switchml.controller;
+
+import io.grpc.Status;
+import io.switchml.controller.proto.JobParameters;
+import io.switchml.controller.proto.JoinRequest;
+import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.dataplane.InsufficientSlotsException;
+import io.switchml.dataplane.JobSpec;
+import io.switchml.dataplane.WorkerEndpoint;
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How a job forms (docs/ARCHITECTURE.md, section 4): each rank's join is checked (its secret, the
+ * caps on waiting joins, the job's parameters, its endpoints) and parked until every rank has come;
+ * the last one installs the job in the switch, with the slots admission control grants, and all
+ * are answered together. A rank whose wait runs out is told which ranks are missing. Works on the
+ * {@link JobRegistry}'s tables, with its lock held; the expiry timers take the same lock.
+ */
+final class JobFormation {
+    private static final Logger LOG = LoggerFactory.getLogger(JobFormation.class);
+
+    /** Where an installed job's promised watches are checked once their grace time has passed. */
+    interface WatchDeadline {
+        void missed(Job job, int rank, int graceMs);
+    }
+
+    private final Object lock;
+    private final AggregationSwitch dataplane;
+    private final ScheduledExecutorService timer;
+    private final ControllerSecurity security;
+    private final Map<String, Job> byName;
+    private final Job[] byNumber;
+    private final Map<String, byte[]> issuedSecrets;
+    private final WatchDeadline watchDeadline;
+
+    JobFormation(Object lock, AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security,
+                 Map<String, Job> byName, Job[] byNumber, Map<String, byte[]> issuedSecrets, WatchDeadline watchDeadline) {
+        this.lock = lock;
+        this.dataplane = dataplane;
+        this.timer = timer;
+        this.security = security;
+        this.byName = byName;
+        this.byNumber = byNumber;
+        this.issuedSecrets = issuedSecrets;
+        this.watchDeadline = watchDeadline;
+    }
+
+    /**
+     * Parks the join until every rank has joined; then installs the job and answers it. Returns what
+     * to run if the caller goes away while it waits (it takes the rank's arrival back).
+     */
+    Runnable join(JoinRequest request, Caller caller, JobRegistry.Reply<Job> reply) {
+        String problem = JoinValidator.problem(request);
+        if (problem != null) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "invalid join request: " + problem));
+            return () -> { };
+        }
+        String name = request.getJobName();
+        int rank = request.getRank();
+        Job job = byName.get(name);
+        if (security.requireJobSecrets() && caller.jobSecretDigest() == null && !caller.operator()) {
+            reply.error(new ControlException(Status.UNAUTHENTICATED, "rank " + rank + " cannot join job '" + name
+                    + "': this switch requires a job secret; give every rank of the job the same one (switchml.jobSecretFile,"
+                    + " or --job-secret-file), for instance one issued by the operator with `switchml ctl secret " + name + "`"));
+            return () -> { };
+        }
+        byte[] required = job != null ? job.secretDigest : issuedSecrets.get(name);
+        if ((job != null || required != null) && !caller.mayUse(required)) {
+            // Says nothing about the job beyond that the secret does not fit.
+            reply.error(new ControlException(Status.PERMISSION_DENIED, "rank " + rank + " cannot join job '" + name
+                    + "': the job secret presented does not match the job's (the one its first rank presented, or the one"
+                    + " the operator issued); every rank of a job presents the same secret"));
+            return () -> { };
+        }
+        if (job != null && job.installed()) {
+            reply.error(new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is already running as job number "
+                    + job.number + " with all " + job.workers() + " ranks; a rank cannot join it twice."
+                    + " Wait for the job to end (every rank closes its context) or use another job name"));
+            return () -> { };
+        }
+        String full = pendingJoinsFull(caller.peer());
+        if (full != null) {
+            reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "rank " + rank + " cannot join job '" + name
+                    + "': " + full));
+            return () -> { };
+        }
+        if (job == null) {
+            job = new Job(name, request.getParameters(), required != null ? required : caller.jobSecretDigest());
+            byName.put(name, job);
+        } else if (!job.parameters.equals(request.getParameters())) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins job '" + name
+                    + "' with parameters {" + JobRegistry.describe(request.getParameters()) + "} but the ranks already waiting use {"
+                    + JobRegistry.describe(job.parameters) + "}; every worker of a job must be configured alike"));
+            return () -> { };
+        }
+        if (job.joining.contains(rank)) {
+            reply.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " has already joined job '" + name
+                    + "'; each rank joins once (is a rank number given to two workers?)"));
+            return () -> { };
+        }
+        WorkerEndpoint endpoint = new WorkerEndpoint(JoinValidator.ipv4(request.getAddress()),
+                request.getPortsList().stream().mapToInt(Integer::intValue).toArray());
+        String clash = endpointClash(job, endpoint);
+        if (clash != null) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, clash));
+            return () -> { };
+        }
+        Job joining = job;
+        Rendezvous.Waiter<WorkerEndpoint> waiter = new Rendezvous.Waiter<>() {
+            @Override
+            public void released(Map<Integer, WorkerEndpoint> values) {
+                reply.ok(joining);
+            }
+
+            @Override
+            public void failed(ControlException error) {
+                reply.error(error);
+            }
+        };
+        job.joinPeers.put(rank, caller.peer());
+        if (request.getWatch()) {
+            job.watchGraceMs.put(rank, request.getTimeoutMs());
+        } else {
+            job.watchGraceMs.remove(rank);
+        }
+        boolean complete = job.joining.arrive(rank, endpoint, waiter,
+                timer.schedule(() -> expireJoin(joining, rank), request.getTimeoutMs(), TimeUnit.MILLISECONDS));
+        if (complete) {
+            install(job);
+        }
+        return () -> withdrawJoin(joining, rank, waiter);
+    }
+
+    /**
+     * Why one more waiting rank from {@code peer} would exceed the caps on waiting joins, or null.
+     * Counted afresh each time (at most {@link ControllerSecurity#maxPendingJoins} ranks), so that no
+     * path that ends a wait can leave a count wrong.
+     */
+    private String pendingJoinsFull(InetAddress peer) {
+        int total = 0;
+        int fromPeer = 0;
+        for (Job forming : byName.values()) {
+            if (forming.installed()) {
+                continue;
+            }
+            for (Integer r : forming.joining.values().keySet()) {
+                total++;
+                if (peer != null && peer.equals(forming.joinPeers.get(r))) {
+                    fromPeer++;
+                }
+            }
+        }
+        if (total >= security.maxPendingJoins()) {
+            return "the controller already holds " + total + " ranks waiting for their jobs to form, its limit; retry once"
+                    + " jobs have formed or their joins timed out";
+        }
+        if (peer != null && fromPeer >= security.maxPendingJoinsPerPeer()) {
+            return peer.getHostAddress() + " already has " + fromPeer + " ranks waiting for their jobs to form, the limit"
+                    + " per address; retry once those jobs have formed or their joins timed out";
+        }
+        return null;
+    }
+
+    /** The number of ranks waiting for their jobs to form, for inspection and tests. */
+    int pendingJoins() {
+        int total = 0;
+        for (Job forming : byName.values()) {
+            if (!forming.installed()) {
+                total += forming.joining.values().size();
+            }
+        }
+        return total;
+    }
+
+    /** A joining rank's caller went away (its process died) while it waited: it no longer counts. */
+    private void withdrawJoin(Job job, int rank, Rendezvous.Waiter<WorkerEndpoint> waiter) {
+        synchronized (lock) {
+            withdrawJoinLocked(job, rank, waiter);
+        }
+    }
+
+    private void withdrawJoinLocked(Job job, int rank, Rendezvous.Waiter<WorkerEndpoint> waiter) {
+        if (job.installed() || !job.joining.withdraw(rank, waiter)) {
+            return;
+        }
+        job.watchGraceMs.remove(rank);
+        LOG.info("rank {} of job '{}' went away while waiting for the other ranks to join", rank, job.name);
+        if (job.joining.empty()) {
+            byName.remove(job.name, job);
+        }
+    }
+
+    private String endpointClash(Job job, WorkerEndpoint endpoint) {
+        for (Map.Entry<Integer, WorkerEndpoint> e : job.joining.values().entrySet()) {
+            WorkerEndpoint other = e.getValue();
+            if (other.address().equals(endpoint.address())) {
+                for (int p : endpoint.ports()) {
+                    if (Arrays.stream(other.ports()).anyMatch(q -> q == p)) {
+                        return "UDP endpoint " + endpoint.address().getHostAddress() + ":" + p + " is already used by rank "
+                                + e.getKey() + " of job '" + job.name + "'";
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private void expireJoin(Job job, int rank) {
+        synchronized (lock) {
+            expireJoinLocked(job, rank);
+        }
+    }
+
+    private void expireJoinLocked(Job job, int rank) {
+        job.joining.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
+                + "': rank " + rank + " waited for the other ranks to join, but ranks " + missing
+                + " are not there (never joined, or gave up waiting); start every worker with the same job name and number of workers ("
+                + job.workers() + ")"));
+        if (job.joining.empty() && !job.installed()) {
+            byName.remove(job.name, job);
+        }
+    }
+
+    private void install(Job job) {
+        int number = freeJobNumber();
+        if (number < 0) {
+            refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already runs "
+                    + ProtocolConstants.MAX_JOBS + " jobs; job '" + job.name + "' cannot be installed"));
+            return;
+        }
+        JobParameters p = job.parameters;
+        List<WorkerEndpoint> endpoints = new ArrayList<>(job.joining.values().values());
+        SlotAdmission.Grant grant;
+        try {
+            grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
+            dataplane.installJob(new JobSpec(number, job.name, PayloadSize.ofElements(p.getElementsPerPacket()),
+                    grant.slotsPerThread(), p.getThreads(), endpoints));
+        } catch (ControlException e) {
+            refuse(job, e);
+            return;
+        } catch (InsufficientSlotsException e) {
+            // A SwitchML session took the slots between the grant and the installation.
+            refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused job '" + job.name + "': "
+                    + e.getMessage()));
+            return;
+        } catch (RuntimeException e) {
+            refuse(job, new ControlException(Status.FAILED_PRECONDITION, "the switch refused job '" + job.name
+                    + "': " + e.getMessage()));
+            return;
+        }
+        job.grant = grant;
+        if (grant.reduced()) {
+            LOG.warn("{}", grant.reason());
+        }
+        job.number = number;
+        job.id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        // In rank order (Map.copyOf would iterate in an arbitrary order): Status lists the workers by rank.
+        job.endpoints = Collections.unmodifiableMap(new TreeMap<>(job.joining.values()));
+        byNumber[number] = job;
+        LOG.info("job '{}' installed as job number {}: {} workers, {}", job.name, number, job.workers(), JobRegistry.describe(p));
+        job.watchGraceMs.forEach((rank, graceMs) -> job.watchDeadlines.put(rank,
+                timer.schedule(() -> watchDeadline.missed(job, rank, graceMs), graceMs, TimeUnit.MILLISECONDS)));
+        job.joining.release();
+    }
+
+    /** Fails every waiting rank of a job that cannot be installed, and forgets the job. */
+    private void refuse(Job job, ControlException error) {
+        LOG.warn("{}", error.getMessage());
+        job.joining.fail(error);
+        byName.remove(job.name, job);
+    }
+
+    /** The lowest number neither this registry nor anyone else (SwitchML sessions) uses on the switch. */
+    private int freeJobNumber() {
+        for (int i = 0; i < byNumber.length; i++) {
+            if (byNumber[i] == null && dataplane.job(i).isEmpty()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

@@ -26,7 +26,8 @@ import java.util.concurrent.ScheduledFuture;
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
  * Every method is synchronized; waits never block a thread, they park a reply until a rendezvous
- * completes or its timer fires.
+ * completes or its timer fires. How a job forms is {@link JobFormation}'s, its barriers and
+ * broadcasts are {@link JobMeetings}'; both work on these tables under this lock.
  *
  * <p>Liveness: each rank of an installed job holds a watch (a server stream) until it leaves. A watch
  * that ends before its rank left, or a promised watch that is not opened in time, means the rank

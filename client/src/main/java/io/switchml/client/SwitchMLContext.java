@@ -158,16 +158,9 @@ public final class SwitchMLContext implements AllReduce {
         return config;
     }
 
-    /**
-     * For tests: sends {@code datagram} (position to limit) to the current switch from worker thread
-     * {@code thread}'s socket, the source the switch knows as this rank, past any fault injection.
-     */
-    void sendRawForTest(int thread, java.nio.ByteBuffer datagram) {
-        SwitchSession s;
-        synchronized (this) {
-            s = session;
-        }
-        s.sendRawForTest(thread, datagram);
+    /** The job's session at its current switch. */
+    synchronized SwitchSession session() {
+        return session;
     }
 
     public WorkerStatistics statistics() {

@@ -432,13 +432,9 @@ final class SwitchSession implements AllReduce {
         return slotsPerThread;
     }
 
-    /**
-     * For tests: sends {@code datagram} (position to limit) to the switch from worker thread
-     * {@code thread}'s socket, the source the switch knows as this rank, past any fault injection.
-     */
-    void sendRawForTest(int thread, java.nio.ByteBuffer datagram) {
-        sockets.channel(thread).pipeline().firstContext()
-                .writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(datagram)).syncUninterruptibly();
+    /** This session's sockets, one per worker thread. */
+    WorkerSockets sockets() {
+        return sockets;
     }
 
     /**

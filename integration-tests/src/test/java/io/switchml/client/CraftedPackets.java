@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.netty.buffer.Unpooled;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.PayloadSize;
@@ -29,6 +30,15 @@ final class CraftedPackets {
      * payloads and a plausible exponent, from worker thread 0 of {@code sender}; returns once the
      * switch's counter {@code dropCounter} has grown by {@code count}.
      */
+    /**
+     * Sends {@code datagram} (position to limit) to the switch from worker thread 0's socket, the
+     * source the switch knows as this rank, past any fault injection (the first handler of the pipeline).
+     */
+    static void sendRaw(SwitchMLContext sender, ByteBuffer datagram) {
+        sender.session().sockets().channel(0).pipeline().firstContext()
+                .writeAndFlush(Unpooled.copiedBuffer(datagram)).syncUninterruptibly();
+    }
+
     static void sendAndAwaitDrops(AggregationSwitch dataplane, SwitchMLContext sender, PayloadSize size, int jobNumber,
                                   int firstSlot, int slots, int count, String dropCounter, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
@@ -41,7 +51,7 @@ final class CraftedPackets {
                 packet.element(e, random.nextInt());
             }
             datagram.clear();
-            sender.sendRawForTest(0, datagram);
+            sendRaw(sender, datagram);
             if ((i + 1) % BATCH == 0 || i + 1 == count) {
                 awaitCounter(dataplane, dropCounter, start + i + 1);
             }

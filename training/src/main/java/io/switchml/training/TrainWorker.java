@@ -75,18 +75,31 @@ public final class TrainWorker {
      */
     public TrainedParameters train(FashionMnist.Split shard, FashionMnist.Split test, Consumer<String> reports)
             throws IOException, TranslateException {
+        try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
+                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers)) {
+            return train(connection == null ? null : connection.allReduce(), shard, test, reports);
+        }
+    }
+
+    /**
+     * The same over an all-reduce already connected (the plan's aggregation; null for {@code none}), which stays
+     * open.
+     */
+    public TrainedParameters train(AllReduce allReduce, FashionMnist.Split shard, FashionMnist.Split test,
+                                   Consumer<String> reports) throws IOException, TranslateException {
         int rank = setting(SwitchMLConfig.Key.RANK);
         int workers = setting(SwitchMLConfig.Key.WORKERS);
         if (plan.aggregation() == Aggregation.NONE && workers != 1) {
             throw new IllegalArgumentException("aggregation none trains one process alone; got " + workers + " workers");
         }
+        if ((allReduce == null) != (plan.aggregation() == Aggregation.NONE)) {
+            throw new IllegalArgumentException("aggregation " + plan.aggregation() + (allReduce == null
+                    ? " needs an all-reduce" : " trains alone, without an all-reduce"));
+        }
         float[] testPixels = test == null ? null : test.scaledPixels();
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
-        try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
-                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers);
-             Model model = Model.newInstance("fashion-mnist-mlp")) {
-            AllReduce allReduce = connection == null ? null : connection.allReduce();
+        try (Model model = Model.newInstance("fashion-mnist-mlp")) {
             model.setBlock(Classifier.mlp());
             EpochMeter meter = new EpochMeter();
             GradientSynchronizer sync = allReduce == null ? null : new GradientSynchronizer(allReduce, plan.bucketBytes());

@@ -24,7 +24,7 @@ class BarrierAllReduceTest {
 
     @BeforeAll
     static void start() {
-        spark = LocalSpark.start("local[2,4]"); // 2 slots; a failed task may be retried (4 failures per task)
+        spark = LocalSpark.start("local[2]"); // 2 slots
         context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     }
 

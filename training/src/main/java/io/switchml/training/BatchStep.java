@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * listeners: the gradient synchronizer among them), except that forward and backward hold a lock shared by every
  * rank in this JVM. PyTorch lets one gradient collector record at a time per process ("A PtGradientCollector is
  * already collecting"), and Spark's local mode runs ranks as threads of one JVM: they take turns to record, and
- * aggregate outside the lock, where they wait for each other (docs/ARCHITECTURE.md section 1). One rank per
+ * aggregate outside the lock, where they wait for each other (docs/ARCHITECTURE.md section 5). One rank per
  * process never waits for it.
  */
 final class BatchStep {

@@ -76,6 +76,10 @@ final class StandaloneCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
+        // The daemons' own start-up lines, which start() waits for, and Spark's warnings.
+        command.add("-Dorg.slf4j.simpleLogger.log.org.apache.spark=warn");
+        command.add("-Dorg.slf4j.simpleLogger.log.org.apache.spark.deploy.master.Master=info");
+        command.add("-Dorg.slf4j.simpleLogger.log.org.apache.spark.deploy.worker.Worker=info");
         command.addAll(List.of(System.getProperty("switchml.spark.jvm.options", "").trim().split("\\s+")));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

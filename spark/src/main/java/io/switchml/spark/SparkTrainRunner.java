@@ -88,6 +88,9 @@ public final class SparkTrainRunner {
             conf.put("spark.executor.extraClassPath", System.getProperty("java.class.path"));
             conf.put("spark.executor.extraJavaOptions", EXECUTOR_JAVA_OPTIONS);
         }
+        if (options.master().startsWith("local-cluster[")) {
+            conf.put("spark.master.rest.enabled", "false"); // its in-process Master would take the fixed port 6066
+        }
         conf.putAll(options.sparkConf());
         return conf;
     }

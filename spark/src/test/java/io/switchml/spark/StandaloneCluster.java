@@ -80,6 +80,8 @@ final class StandaloneCluster implements AutoCloseable {
         command.add("-Dorg.slf4j.simpleLogger.log.org.apache.spark=warn");
         command.add("-Dorg.slf4j.simpleLogger.log.org.apache.spark.deploy.master.Master=info");
         command.add("-Dorg.slf4j.simpleLogger.log.org.apache.spark.deploy.worker.Worker=info");
+        command.add("-Dorg.slf4j.simpleLogger.log.org.sparkproject=warn"); // Spark's Jetty
+        command.add("-Dspark.master.rest.enabled=false"); // the Master's REST server would take the fixed port 6066
         command.addAll(List.of(System.getProperty("switchml.spark.jvm.options", "").trim().split("\\s+")));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

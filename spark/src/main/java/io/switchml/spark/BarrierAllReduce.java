@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -68,7 +69,7 @@ public final class BarrierAllReduce {
                             options.bindAddress(), 0);
                     controller = hostPort(options.bindAddress(), embedded.controllerPort());
                     LOG.info("embedded switch for {}: controller {}, dataplane UDP ports {}", run, controller,
-                            java.util.Arrays.toString(embedded.dataplane().ports()));
+                            Arrays.toString(embedded.dataplane().ports()));
                 }
                 settings.put(SwitchMLConfig.Key.CONTROLLER.property(), controller);
             }

@@ -101,6 +101,37 @@ class BarrierAllReduceTest {
     }
 
     @Test
+    void aRankThatFailsOnEveryAttemptFailsTheRunWithItsError() {
+        assertThatThrownBy(() -> BarrierAllReduce.run(numbers(10, 2), BarrierOptions.defaults().withTimeout(Duration.ofMinutes(2)),
+                (rank, partition) -> {
+                    if (rank.rank() == 1) {
+                        throw new IllegalStateException("rank 1 cannot go on");
+                    }
+                    rank.allReduce().barrier(); // rank 0 waits for rank 1 until the switch says it left
+                    return rank.rank();
+                }))
+                .isInstanceOf(BarrierStageException.class)
+                .hasMessageContaining("failed the maximum allowable number of times")
+                // Spark reports the last task failure it saw: rank 1's own, or rank 0's news that rank 1 left.
+                .satisfiesAnyOf(e -> assertThat(e).hasMessageContaining("rank 1 cannot go on"),
+                        e -> assertThat(e).hasMessageContaining("rank 1 left job"));
+    }
+
+    @Test
+    void aStageThatOutlivesTheTimeoutIsCancelledAndSaysSo() {
+        assertThatThrownBy(() -> BarrierAllReduce.run(numbers(10, 2), BarrierOptions.defaults().withTimeout(Duration.ofSeconds(3)),
+                (rank, partition) -> {
+                    if (rank.rank() == 1) {
+                        Thread.sleep(60_000); // hangs; the cancellation interrupts it
+                    }
+                    rank.allReduce().barrier();
+                    return rank.rank();
+                }))
+                .isInstanceOf(BarrierStageException.class)
+                .hasMessageContaining("did not finish within PT3S; cancelled it");
+    }
+
+    @Test
     void aStageWithMoreTasksThanSlotsFailsWithSparksMessage() {
         assertThatThrownBy(() -> BarrierAllReduce.run(numbers(10, 3), BarrierOptions.defaults()
                 .withTimeout(Duration.ofMinutes(2)), BarrierAllReduceTest::sumOfPartitionSums))

@@ -6,6 +6,8 @@ import io.switchml.training.TrainPlan;
 import io.switchml.training.TrainRunner;
 import io.switchml.training.TrainPlot;
 import io.switchml.training.TrainWorker;
+import io.switchml.spark.SparkTrainRunner;
+import io.switchml.spark.SparkTrainingResult;
 import io.switchml.bench.Rack;
 import io.switchml.training.TrainingSummary;
 import io.switchml.bench.WorkerConnection;
@@ -17,7 +19,9 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -73,6 +77,18 @@ final class TrainCommand implements Callable<Integer> {
             + " against aggregation, one bar per rate.")
     Path plot;
 
+    @Option(names = "--spark-master", paramLabel = "URL", description = "Train as one Spark barrier stage of --workers"
+            + " tasks instead of worker processes: local[N] (tasks as threads), local-cluster[W,C,MiB] or spark://HOST:PORT"
+            + " (executors as JVMs); this process is the driver, and embeds the switch unless --controller.")
+    String sparkMaster;
+
+    @Option(names = "--spark-bind", defaultValue = "127.0.0.1", paramLabel = "ADDRESS", description = "With --spark-master:"
+            + " where the driver and its embedded switch listen; executors must reach it (default: ${DEFAULT-VALUE}).")
+    String sparkBind;
+
+    @Option(names = "--spark-conf", paramLabel = "KEY=VALUE", description = "With --spark-master: a Spark setting (repeatable).")
+    Map<String, String> sparkConf = new LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
         boolean json = "json".equals(format);
@@ -83,6 +99,9 @@ final class TrainCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--workers must be at least 1");
         }
         List<TrainPlan> plans = training.plans();
+        if (sparkMaster != null) {
+            return runOnSpark(plans, json);
+        }
         if (rank != null) {
             if (plans.size() > 1) {
                 throw new IllegalArgumentException("--rank runs one rank of one job: give one --aggregation");
@@ -145,29 +164,71 @@ final class TrainCommand implements Callable<Integer> {
                 System.getProperty("org.slf4j.simpleLogger.log.io.switchml", "warn"));
         TrainRunner runner = new TrainRunner(new TrainRunner.Options(workers, plan, controller, timeout, rack, target),
                 System.err);
-        TrainingSummary summary = runner.run(e -> {
-            if (e.epoch() == 1) { // after the start-up messages, right above the first row
-                out.println(String.format(Locale.ROOT, "%5s %8s %9s %9s %10s %12s %8s", "epoch", "loss", "train_acc",
-                        "test_acc", "images/s", "aggregation", "seconds"));
-            }
-            out.println(String.format(Locale.ROOT, "%5d %8.4f %8.2f%% %8.2f%% %10.0f %11.1f%% %8.1f", e.epoch(), e.loss(),
-                    100 * e.accuracy(), 100 * e.testAccuracy(), e.imagesPerSecond(), 100 * e.aggregationFraction(),
-                    e.seconds()));
-        });
+        TrainingSummary summary = runner.run(e -> printEpoch(out, e));
+        printOutcome(out, summary, rack == null ? "" : ", links at " + rack.describe(), target);
+        return summary;
+    }
+
+    /** One row of the epoch table; its header above the first. */
+    private static void printEpoch(PrintStream out, TrainingSummary.EpochSummary e) {
+        if (e.epoch() == 1) { // after the start-up messages, right above the first row
+            out.println(String.format(Locale.ROOT, "%5s %8s %9s %9s %10s %12s %8s", "epoch", "loss", "train_acc",
+                    "test_acc", "images/s", "aggregation", "seconds"));
+        }
+        out.println(String.format(Locale.ROOT, "%5d %8.4f %8.2f%% %8.2f%% %10.0f %11.1f%% %8.1f", e.epoch(), e.loss(),
+                100 * e.accuracy(), 100 * e.testAccuracy(), e.imagesPerSecond(), 100 * e.aggregationFraction(),
+                e.seconds()));
+    }
+
+    /** The outcome in words below the table; {@code where} ends the first line (the rack's links, or nothing). */
+    private static void printOutcome(PrintStream out, TrainingSummary summary, String where, double target) {
         out.println();
         out.println(String.format(Locale.ROOT, "test accuracy %.2f %% after %d epoch(s) with %d worker(s), aggregation %s: "
                         + "%.0f images/s, %.1f %% of step time aggregating, %.1f s in all",
                 100 * summary.testAccuracy(), summary.epochCount(), summary.workers(), summary.aggregation(),
-                summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds())
-                + (rack == null ? "" : ", links at " + rack.describe()));
+                summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds()) + where);
         out.println(summary.epochsToTarget() > 0
                 ? String.format(Locale.ROOT, "%.0f %% test accuracy reached after epoch %d, %.1f s of training", 100 * target,
                         summary.epochsToTarget(), summary.secondsToTarget())
                 : String.format(Locale.ROOT, "%.0f %% test accuracy not reached in %d epoch(s)", 100 * target, summary.epochCount()));
         out.println(summary.parametersIdentical()
-                ? "parameters bit-identical on all " + workers + " worker(s) (equal checksums)"
+                ? "parameters bit-identical on all " + summary.workers() + " worker(s) (equal checksums)"
                 : "PARAMETERS DIFFER BETWEEN WORKERS: the aggregation is broken");
-        return summary;
+    }
+
+    /** {@code --spark-master}: every aggregation listed as one barrier stage each, the same table and JSON. */
+    private int runOnSpark(List<TrainPlan> plans, boolean json) {
+        if (rank != null || rack || rates != null || plot != null) {
+            throw new IllegalArgumentException("--spark-master runs every rank as a Spark task on the cluster: drop --rank,"
+                    + " --rack, --rate and --plot");
+        }
+        for (TrainPlan plan : plans) {
+            if (plan.aggregation() == Aggregation.NONE) {
+                throw new IllegalArgumentException("--spark-master trains data-parallel: use --aggregation switchml, ring or ps");
+            }
+        }
+        if (!(target > 0 && target <= 1)) {
+            throw new IllegalArgumentException("--target-accuracy must be in (0, 1], not " + target);
+        }
+        System.setProperty("org.slf4j.simpleLogger.log.io.switchml",
+                System.getProperty("org.slf4j.simpleLogger.log.io.switchml", "warn"));
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.spark",
+                System.getProperty("org.slf4j.simpleLogger.log.org.apache.spark", "warn"));
+        PrintStream out = json ? System.err : System.out;
+        boolean identical = true;
+        for (TrainPlan plan : plans) {
+            SparkTrainingResult result = SparkTrainRunner.run(new SparkTrainRunner.Options(sparkMaster, workers, plan,
+                    controller, sparkBind, timeout, target, sparkConf), System.err);
+            TrainingSummary summary = result.summary();
+            summary.epochs().forEach(e -> printEpoch(out, e));
+            printOutcome(out, summary, ", Spark " + sparkMaster, target);
+            if (json) {
+                System.out.println(summary.toJson());
+                System.out.flush();
+            }
+            identical &= summary.parametersIdentical();
+        }
+        return identical ? 0 : 2;
     }
 
     private int runOneRank(TrainPlan plan) throws Exception {

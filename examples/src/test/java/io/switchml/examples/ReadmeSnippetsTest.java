@@ -32,6 +32,16 @@ class ReadmeSnippetsTest {
         assertThat(readme).contains("import io.switchml.client.SwitchMLContext;", "import io.switchml.api.ReduceOp;");
     }
 
+    @Test
+    void theSparkSnippetsAndTheirImportsAreTheExamplesOwn() throws IOException {
+        String readme = Files.readString(README);
+        String source = Files.readString(SOURCES.resolve("SparkFashionMnist.java"));
+        assertThat(readme).contains(region(source, "spark"), region(source, "barrier"));
+        for (String line : source.lines().filter(l -> l.startsWith("import io.switchml")).toList()) {
+            assertThat(readme).as("the README's imports").contains(line);
+        }
+    }
+
     /** The lines between {@code // README:name:begin} and {@code :end}, without their common indentation. */
     static String region(String source, String name) {
         List<String> lines = source.lines().toList();

@@ -11,11 +11,11 @@ import ai.djl.nn.core.Linear;
  * 0.9 MiB of float32 gradient per step), small enough for four workers on two cores and accurate
  * enough (about 88 % on Fashion-MNIST after a few epochs) to show that aggregation loses nothing.
  */
-final class Classifier {
+public final class Classifier {
     private Classifier() {
     }
 
-    static Block mlp() {
+    public static Block mlp() {
         return new SequentialBlock()
                 .add(Blocks.batchFlattenBlock(FashionMnist.PIXELS))
                 .add(Linear.builder().setUnits(256).build())

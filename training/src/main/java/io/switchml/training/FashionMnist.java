@@ -27,7 +27,15 @@ public final class FashionMnist {
      * @param pixels row-major, {@link #PIXELS} per image, grey levels 0..255 as unsigned bytes
      * @param labels class indices 0..9, as floats (DJL's classification losses take them so)
      */
-    public record Split(byte[] pixels, float[] labels) {
+    public record Split(byte[] pixels, float[] labels) implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+
+        public Split {
+            if (pixels.length != (long) labels.length * PIXELS) {
+                throw new IllegalArgumentException(pixels.length + " pixel bytes for " + labels.length + " images of " + PIXELS);
+            }
+        }
+
         public int size() {
             return labels.length;
         }

@@ -181,16 +181,9 @@ public final class TrainRunner {
                 last.put(f.rank(), f);
             }
             workers.awaitSuccess(30_000);
-            boolean identical = last.values().stream().mapToLong(FinalReport::checksum).distinct().count() == 1;
-            long images = done.stream().mapToLong(TrainingSummary.EpochSummary::images).sum();
-            double imageSeconds = done.stream().mapToDouble(TrainingSummary.EpochSummary::seconds).sum();
             List<EpochReport> all = byEpoch.values().stream().flatMap(List::stream).toList();
-            double aggregationSeconds = all.stream().mapToDouble(EpochReport::aggregationSeconds).sum();
-            double stepSeconds = all.stream().mapToDouble(EpochReport::seconds).sum();
-            return new TrainingSummary(plan.aggregation().id(), n, plan.epochs(), plan.batchSize(), last.get(0).testAccuracy(),
-                    imageSeconds == 0 ? 0 : images / imageSeconds, stepSeconds == 0 ? 0 : aggregationSeconds / stepSeconds,
-                    identical, (System.nanoTime() - start) / 1e9, done, rack == null ? null : options.rack().rateBps(),
-                    options.target());
+            return TrainingSummary.of(plan.aggregation().id(), n, plan.epochs(), plan.batchSize(), all, last.values(),
+                    (System.nanoTime() - start) / 1e9, rack == null ? null : options.rack().rateBps(), options.target());
         }
     }
 

@@ -8,7 +8,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.DefaultTrainingConfig;
-import ai.djl.training.EasyTrain;
 import ai.djl.training.Trainer;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
@@ -28,8 +27,8 @@ import java.nio.FloatBuffer;
 import java.util.function.Consumer;
 
 /**
- * One data-parallel training worker: its shard of Fashion-MNIST, the {@link Classifier}, DJL's
- * {@link EasyTrain#trainBatch} with a {@link GradientSynchronizer} as training listener (gradients
+ * One data-parallel training worker: its shard of Fashion-MNIST, the {@link Classifier}, one
+ * {@link BatchStep} per batch with a {@link GradientSynchronizer} as training listener (gradients
  * averaged over the workers before every {@code trainer.step()}), rank 0's initial parameters
  * broadcast to all. {@link #main} is the entry point of the processes the {@link TrainRunner}
  * starts; it prints an {@link EpochReport} line per epoch and a {@link FinalReport} at the end.
@@ -58,23 +57,49 @@ public final class TrainWorker {
         }
     }
 
-    /** Trains; {@code reports} receives the report lines. */
+    /** Trains on this rank's shard of the IDX files in the plan's data directory; {@code reports} receives the report lines. */
     public void run(Consumer<String> reports) throws IOException, TranslateException {
+        int rank = setting(SwitchMLConfig.Key.RANK);
+        int workers = setting(SwitchMLConfig.Key.WORKERS);
+        FashionMnist.Split all = FashionMnist.train(plan.data());
+        FashionMnist.Split shard = (plan.trainLimit() > 0 ? all.first(plan.trainLimit()) : all).shard(rank, workers, plan.seed());
+        train(shard, rank == 0 ? FashionMnist.test(plan.data()) : null, reports);
+    }
+
+    /**
+     * Trains on {@code shard}, this rank's images (every rank must hold as many, so all run the same number of
+     * steps); rank 0 measures test accuracy on {@code test} after each epoch (null: not measured).
+     * {@code reports} receives the report lines.
+     *
+     * @return the trained parameters, identical on every rank
+     */
+    public TrainedParameters train(FashionMnist.Split shard, FashionMnist.Split test, Consumer<String> reports)
+            throws IOException, TranslateException {
+        try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
+                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers)) {
+            return train(connection == null ? null : connection.allReduce(), shard, test, reports);
+        }
+    }
+
+    /**
+     * The same over an all-reduce already connected (the plan's aggregation; null for {@code none}), which stays
+     * open.
+     */
+    public TrainedParameters train(AllReduce allReduce, FashionMnist.Split shard, FashionMnist.Split test,
+                                   Consumer<String> reports) throws IOException, TranslateException {
         int rank = setting(SwitchMLConfig.Key.RANK);
         int workers = setting(SwitchMLConfig.Key.WORKERS);
         if (plan.aggregation() == Aggregation.NONE && workers != 1) {
             throw new IllegalArgumentException("aggregation none trains one process alone; got " + workers + " workers");
         }
-        FashionMnist.Split all = FashionMnist.train(plan.data());
-        FashionMnist.Split shard = (plan.trainLimit() > 0 ? all.first(plan.trainLimit()) : all).shard(rank, workers, plan.seed());
-        FashionMnist.Split test = rank == 0 ? FashionMnist.test(plan.data()) : null;
+        if ((allReduce == null) != (plan.aggregation() == Aggregation.NONE)) {
+            throw new IllegalArgumentException("aggregation " + plan.aggregation() + (allReduce == null
+                    ? " needs an all-reduce" : " trains alone, without an all-reduce"));
+        }
         float[] testPixels = test == null ? null : test.scaledPixels();
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
-        try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
-                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers);
-             Model model = Model.newInstance("fashion-mnist-mlp")) {
-            AllReduce allReduce = connection == null ? null : connection.allReduce();
+        try (Model model = Model.newInstance("fashion-mnist-mlp")) {
             model.setBlock(Classifier.mlp());
             EpochMeter meter = new EpochMeter();
             GradientSynchronizer sync = allReduce == null ? null : new GradientSynchronizer(allReduce, plan.bucketBytes());
@@ -103,7 +128,7 @@ public final class TrainWorker {
                     long aggregationBefore = sync == null ? 0 : sync.aggregationNanos();
                     for (Batch batch : trainer.iterateDataset(dataset)) {
                         long start = System.nanoTime();
-                        EasyTrain.trainBatch(trainer, batch);
+                        BatchStep.train(trainer, batch);
                         trainer.step();
                         stepNanos += System.nanoTime() - start;
                         steps++;
@@ -117,7 +142,9 @@ public final class TrainWorker {
                 if (allReduce != null) {
                     allReduce.barrier(); // nobody leaves while others still train
                 }
-                reports.accept(new FinalReport(rank, ParameterChecksum.of(model.getBlock()), testAccuracy).toLine());
+                TrainedParameters trained = TrainedParameters.of(model.getBlock());
+                reports.accept(new FinalReport(rank, trained.checksum(), testAccuracy).toLine());
+                return trained;
             }
         }
     }

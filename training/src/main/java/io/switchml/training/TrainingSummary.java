@@ -1,7 +1,11 @@
 package io.switchml.training;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The outcome of a training run, as {@code switchml train --format json} prints it.
@@ -25,6 +29,30 @@ public record TrainingSummary(String aggregation, int workers, int epochCount, i
                            double wallSeconds, List<EpochSummary> epochs) {
         this(aggregation, workers, epochCount, batchSize, testAccuracy, imagesPerSecond, aggregationFraction,
                 parametersIdentical, wallSeconds, epochs, null, DEFAULT_TARGET);
+    }
+
+    /**
+     * The run's outcome from every rank's reports: {@code reports} every rank's epoch reports, {@code finals} every
+     * rank's final report (rank 0's carries the test accuracy); the parameters are identical when every checksum is.
+     */
+    public static TrainingSummary of(String aggregation, int workers, int epochCount, int batchSize,
+                                     List<EpochReport> reports, Collection<FinalReport> finals,
+                                     double wallSeconds, Long rateBps, double target) {
+        Map<Integer, List<EpochReport>> byEpoch = new TreeMap<>();
+        for (EpochReport r : reports) {
+            byEpoch.computeIfAbsent(r.epoch(), e -> new ArrayList<>()).add(r);
+        }
+        List<EpochSummary> done = byEpoch.values().stream().map(EpochSummary::of).toList();
+        boolean identical = finals.stream().mapToLong(FinalReport::checksum).distinct().count() == 1;
+        double test = finals.stream().filter(f -> f.rank() == 0).mapToDouble(FinalReport::testAccuracy).findFirst()
+                .orElse(Double.NaN);
+        long images = done.stream().mapToLong(EpochSummary::images).sum();
+        double imageSeconds = done.stream().mapToDouble(EpochSummary::seconds).sum();
+        double aggregationSeconds = reports.stream().mapToDouble(EpochReport::aggregationSeconds).sum();
+        double stepSeconds = reports.stream().mapToDouble(EpochReport::seconds).sum();
+        return new TrainingSummary(aggregation, workers, epochCount, batchSize, test,
+                imageSeconds == 0 ? 0 : images / imageSeconds, stepSeconds == 0 ? 0 : aggregationSeconds / stepSeconds,
+                identical, wallSeconds, done, rateBps, target);
     }
 
     /**

@@ -13,8 +13,6 @@ import ai.djl.training.Trainer;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.loss.Loss;
-import ai.djl.training.optimizer.Optimizer;
-import ai.djl.training.tracker.Tracker;
 import ai.djl.translate.TranslateException;
 import io.switchml.bench.WorkerConnection;
 import io.switchml.client.AllReduce;
@@ -30,7 +28,8 @@ import java.util.function.Consumer;
 /**
  * One data-parallel training worker: its shard of Fashion-MNIST, the {@link Classifier}, DJL's
  * {@link EasyTrain#trainBatch} with a {@link GradientSynchronizer} as training listener (gradients
- * averaged over the workers before every {@code trainer.step()}), rank 0's initial parameters
+ * averaged over the workers before every {@code trainer.step()}, which applies them with the
+ * plan's {@link TrainOptimizer}), rank 0's initial parameters
  * broadcast to all. {@link #main} is the entry point of the processes the {@link TrainRunner}
  * starts; it prints an {@link EpochReport} line per epoch and a {@link FinalReport} at the end.
  */
@@ -72,14 +71,14 @@ public final class TrainWorker {
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
         try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
-                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers);
+                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.effectiveCompression(), peers);
              Model model = Model.newInstance("fashion-mnist-mlp")) {
             AllReduce allReduce = connection == null ? null : connection.allReduce();
             model.setBlock(Classifier.mlp());
             EpochMeter meter = new EpochMeter();
             GradientSynchronizer sync = allReduce == null ? null : new GradientSynchronizer(allReduce, plan.bucketBytes());
             DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
-                    .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(plan.learningRate())).build())
+                    .optOptimizer(plan.optimizer().build(plan.learningRate(), plan.aggregation()))
                     .addTrainingListeners(meter);
             if (sync != null) {
                 config.addTrainingListeners(sync);

@@ -19,13 +19,18 @@ final class TrainOptions {
                     + " switchml,ring,topk,qsgd, and trains once with each (default: ${DEFAULT-VALUE}).")
     java.util.List<String> aggregation;
 
-    @Option(names = "--optimizer", description = "What applies the aggregated gradient: adam, or sgd (with --momentum). Default:"
-            + " sgd for topk, whose momentum is then done in the top-k compressor (Deep Gradient Compression's momentum"
-            + " correction and factor masking; plain error feedback under Adam loses accuracy), adam for the others.")
+    @Option(names = "--optimizer", description = "What applies the aggregated gradient: adam (lr 0.001, fixed) or sgd (momentum"
+            + " SGD, lr 0.1, cosine schedule). Default: sgd for topk, whose momentum is then done in the top-k compressor"
+            + " (Deep Gradient Compression's momentum correction and factor masking; top-k's error feedback under Adam"
+            + " loses accuracy), adam for the others.")
     String optimizer;
 
     @Option(names = "--momentum", defaultValue = "0.9", description = "sgd's momentum (default: ${DEFAULT-VALUE}).")
     float momentum;
+
+    @Option(names = "--lr-schedule", description = "fixed, or cosine (annealed to 0 at the last step) (default: the"
+            + " optimizer's: fixed for adam, cosine for sgd).")
+    String schedule;
 
     @Option(names = "--fusion", defaultValue = "8MiB", description = "Tensor fusion threshold: gradients are all-reduced in buckets of at most this size (default: ${DEFAULT-VALUE}).")
     String fusion;
@@ -56,7 +61,7 @@ final class TrainOptions {
             throw new IllegalArgumentException("--momentum is for sgd; aggregation " + a + " trains with adam here"
                     + (optimizer == null ? " (give --optimizer sgd)" : ""));
         }
-        TrainOptimizer o = TrainOptimizer.of(kind, momentum);
+        TrainOptimizer o = TrainOptimizer.of(kind, momentum, schedule == null ? null : TrainOptimizer.Schedule.named(schedule));
         long bucket = ByteSize.parse(fusion);
         return new TrainPlan(tuning.settings(), a, run.epochs, run.batchSize, run.learningRate(kind.defaultLearningRate()),
                 run.seed, run.dataDirectory(), run.limit, bucket == 0 ? TensorFusion.DEFAULT_BUCKET_BYTES : bucket,

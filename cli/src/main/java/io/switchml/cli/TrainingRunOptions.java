@@ -14,7 +14,7 @@ final class TrainingRunOptions {
             description = "Images per step and worker; the global batch is workers times larger (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
-    @Option(names = "--lr", description = "Learning rate (default: the optimizer's: 0.001 for Adam, 0.05 for momentum SGD).")
+    @Option(names = "--lr", description = "Learning rate (default: the optimizer's: 0.001 for Adam, 0.1 for momentum SGD).")
     Float learningRate;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data order and of rank 0's initial parameters (default: ${DEFAULT-VALUE}).")

@@ -76,9 +76,11 @@ public final class TrainWorker {
             AllReduce allReduce = connection == null ? null : connection.allReduce();
             model.setBlock(Classifier.mlp());
             EpochMeter meter = new EpochMeter();
+            // The steps of the run (the sampler drops a short last batch), which a learning-rate schedule spans.
+            int runSteps = Math.max(1, plan.epochs() * (shard.size() / plan.batchSize()));
             GradientSynchronizer sync = allReduce == null ? null : new GradientSynchronizer(allReduce, plan.bucketBytes());
             DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
-                    .optOptimizer(plan.optimizer().build(plan.learningRate(), plan.aggregation()))
+                    .optOptimizer(plan.optimizer().build(plan.learningRate(), plan.aggregation(), runSteps))
                     .addTrainingListeners(meter);
             if (sync != null) {
                 config.addTrainingListeners(sync);

@@ -7,10 +7,9 @@ import java.nio.ByteBuffer;
 /**
  * The 16-byte header of a compressed gradient, in front of the codec's body (little-endian int32s):
  * the codec's kind, the tensor's length, and two parameters of the codec (top-k: k and the momentum's float
- * bits, 0 without momentum correction; QSGD: the
- * levels and the bucket size with the norm in its top bits). A worker checks every message it decodes
- * against its own settings, so workers configured differently fail with both settings named instead of
- * adding unrelated numbers.
+ * bits, 0 without momentum correction; QSGD: the levels and the bucket size with the norm in its top bits).
+ * A worker checks every message it decodes against its own settings, so workers configured differently
+ * fail with both settings named instead of adding unrelated numbers.
  */
 final class CompressedMessage {
     static final int HEADER_BYTES = 16;

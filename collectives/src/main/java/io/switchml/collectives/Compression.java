@@ -32,7 +32,7 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
     public static final long DEFAULT_SEED = 1;
     public static final int MAX_LEVELS = (1 << 15) - 1;
     public static final int MAX_BUCKET = 1 << 24;
-    /** The defaults: 1 % top-k without warm-up; 4-bit QSGD, buckets of 512, L2 norm, seed 1. */
+    /** The defaults: 1 % top-k without warm-up or momentum correction; 4-bit QSGD, buckets of 512, L2 norm, seed 1. */
     public static final Compression DEFAULTS = new Compression(DEFAULT_RATIO, DEFAULT_LEVELS, DEFAULT_BUCKET, Norm.L2,
             DEFAULT_SEED, 0, 0);
 

@@ -17,8 +17,8 @@ import java.nio.ByteBuffer;
  * two-level radix select (a histogram of the top 16 bits, then of the low 15 of the chosen bucket), so it
  * costs three passes over the tensor whatever k is; {@link TopKReference#selectByDefinition} sorts instead.
  *
- * <p>Message (little-endian): the {@link CompressedMessage} header with k and the momentum's float bits, then the k indices in ascending
- * order (int32), then their k values (float32): 16 + 8k bytes.
+ * <p>Message (little-endian): the {@link CompressedMessage} header with k and the momentum's float bits, then
+ * the k indices in ascending order (int32), then their k values (float32): 16 + 8k bytes.
  */
 final class TopKCodec {
     static final int KIND = 0x4B504F54; // "TOPK"

@@ -62,7 +62,7 @@ class BenchFormatsTest {
         assertThat(plan.algorithm()).isEqualTo(BenchAlgorithm.SWITCHML);
         WorkerPlan topk = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
                 BenchAlgorithm.TOPK, Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
-        assertThat(topk.toArgs()).contains("algo=topk", "compression=ratio=0.25,levels=7,bucket=512,norm=l2,seed=1,warmup=3");
+        assertThat(topk.toArgs()).contains("algo=topk", "compression=ratio=0.25,levels=7,bucket=512,norm=l2,seed=1,warmup=3,momentum=0.0");
         assertThat(WorkerPlan.parse(topk.toArgs().toArray(new String[0]))).isEqualTo(topk);
     }
 

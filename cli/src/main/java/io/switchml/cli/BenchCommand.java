@@ -36,6 +36,12 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     CompressionOptions compression;
 
+    @Option(names = "--topk-momentum", defaultValue = "0",
+            description = "topk: DGC's momentum correction: each worker accumulates a velocity u = m u + g instead of g,"
+                    + " and clears it where it sent (what train --aggregation topk does with its default momentum SGD);"
+                    + " 0 = plain error feedback (default: ${DEFAULT-VALUE}).")
+    double topKMomentum;
+
     @Option(names = "--workers", split = ",", defaultValue = "4", description = "Worker count(s), e.g. 2,4 (default: ${DEFAULT-VALUE}).")
     List<Integer> workers;
 
@@ -132,7 +138,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec,
-                compression.compression());
+                compression.compression().withMomentum(topKMomentum));
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }

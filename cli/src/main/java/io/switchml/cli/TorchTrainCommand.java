@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.training.TrainOptimizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,7 +46,8 @@ final class TorchTrainCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--format must be table or json, not " + format);
         }
         List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook, "--epochs", String.valueOf(run.epochs),
-                "--batch-size", String.valueOf(run.batchSize), "--lr", String.valueOf(run.learningRate), "--seed", String.valueOf(run.seed),
+                "--batch-size", String.valueOf(run.batchSize),
+                "--lr", String.valueOf(run.learningRate(TrainOptimizer.Kind.ADAM.defaultLearningRate())), "--seed", String.valueOf(run.seed),
                 "--data", run.dataDirectory().toString(), "--limit", String.valueOf(run.limit), "--format", format));
         // gloo needs no agent; the launcher then starts no switch either.
         String algorithm = hook.equals("gloo") ? "none" : hook;

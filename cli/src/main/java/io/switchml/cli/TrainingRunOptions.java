@@ -14,8 +14,8 @@ final class TrainingRunOptions {
             description = "Images per step and worker; the global batch is workers times larger (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
-    @Option(names = "--lr", defaultValue = "0.001", description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
-    float learningRate;
+    @Option(names = "--lr", description = "Learning rate (default: the optimizer's: 0.001 for Adam, 0.1 for momentum SGD).")
+    Float learningRate;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data order and of rank 0's initial parameters (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -26,6 +26,14 @@ final class TrainingRunOptions {
 
     @Option(names = "--limit", defaultValue = "0", description = "Train on the first N training images only; 0 = all 60000 (default: ${DEFAULT-VALUE}).")
     int limit;
+
+    /** {@code --lr}, or {@code fallback} when not given. */
+    float learningRate(float fallback) {
+        if (learningRate != null && !(learningRate > 0)) {
+            throw new IllegalArgumentException("--lr must be positive, not " + learningRate);
+        }
+        return learningRate == null ? fallback : learningRate;
+    }
 
     /** {@code --data}, or the Debian package's directory. */
     Path dataDirectory() {

@@ -137,6 +137,14 @@ class SwitchMlCommandIT {
         assertThat(err.toString()).contains("--rank runs one rank of one job: give one --aggregation");
         assertThat(cl.execute("train", "--aggregation", "topk", "--topk-ratio", "0", "--limit", "64")).isNotZero();
         assertThat(err.toString()).contains("top-k ratio 0.0 must be in (0, 1]");
+        assertThat(cl.execute("train", "--aggregation", "ring", "--momentum", "0.5", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("--momentum is for sgd; aggregation ring trains with adam here (give --optimizer sgd)");
+        assertThat(cl.execute("train", "--optimizer", "rmsprop", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("unknown optimizer 'rmsprop'; known: adam, sgd");
+        assertThat(cl.execute("train", "--lr-schedule", "step", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("unknown learning-rate schedule 'step'; known: fixed, cosine");
+        assertThat(cl.execute("train", "--lr", "0", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("--lr must be positive, not 0.0");
     }
 
     @Test
@@ -148,6 +156,9 @@ class SwitchMlCommandIT {
         assertThat(lines[0]).contains("\"algo\": \"topk\"", "\"verified\": true", "\"wire_bytes\": 6588,",
                 "\"wire_ratio\": 0.1005"); // one message of 16 + 8 x 819 bytes, behind a 20-byte header
         assertThat(lines[1]).contains("\"algo\": \"qsgd\"", "\"verified\": true", "\"wire_ratio\": 0.25");
+        String corrected = run("bench", "--algo", "topk", "--workers", "3", "--size", "64KiB", "--iters", "3", "--warmup", "1",
+                "--verify", "--format", "json", "--topk-ratio", "0.05", "--topk-momentum", "0.9");
+        assertThat(corrected.strip()).contains("\"algo\": \"topk\"", "\"verified\": true");
     }
 
     @Test

@@ -20,8 +20,9 @@ import java.util.Arrays;
  * so all get bit-identical results, which {@link TopKReference} and {@link QsgdReference} compute
  * locally. The result is the sum of the compressed tensors, not of the inputs: that is the point.
  *
- * <p>State per tensor ({@link TensorStates}): the top-k residual and the step that seeds QSGD's
- * rounding are kept per input buffer; pass the same buffer for the same gradient every step.
+ * <p>State per tensor ({@link TensorStates}): the top-k residual (and velocity, with momentum correction)
+ * and the step that seeds QSGD's rounding are kept per input buffer; pass the same buffer for the same
+ * gradient every step.
  *
  * <p>int32 all-reduces are not compressed: they go through the ring unchanged (exact wrapping sums), so
  * exact integer operations such as {@code ParameterBroadcast} keep working.
@@ -83,7 +84,7 @@ public final class CompressedAllReduce extends RingAllReduce {
         }
         ByteBuffer mine = messageBuffer((int) bytes);
         if (topK != null) {
-            topK.encode(input, state.residual(), length, step, mine);
+            topK.encode(input, state.residual(), compression.momentum() > 0 ? state.velocity() : null, length, step, mine);
         } else {
             qsgd.encode(input, length, config.rank(), step, mine);
         }

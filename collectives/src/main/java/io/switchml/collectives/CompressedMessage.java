@@ -6,10 +6,10 @@ import java.nio.ByteBuffer;
 
 /**
  * The 16-byte header of a compressed gradient, in front of the codec's body (little-endian int32s):
- * the codec's kind, the tensor's length, and two parameters of the codec (top-k: k and 0; QSGD: the
- * levels and the bucket size with the norm in its top bits). A worker checks every message it decodes
- * against its own settings, so workers configured differently fail with both settings named instead of
- * adding unrelated numbers.
+ * the codec's kind, the tensor's length, and two parameters of the codec (top-k: k and the momentum's float
+ * bits, 0 without momentum correction; QSGD: the levels and the bucket size with the norm in its top bits).
+ * A worker checks every message it decodes against its own settings, so workers configured differently
+ * fail with both settings named instead of adding unrelated numbers.
  */
 final class CompressedMessage {
     static final int HEADER_BYTES = 16;
@@ -42,13 +42,13 @@ final class CompressedMessage {
         if (k != kind || l != length || a != first || b != second || message.limit() != bytes) {
             throw new MismatchedOperationException(from + " sent " + describe(k, l, a, b) + " (" + message.limit()
                     + " bytes) where this worker expected " + expected + " (" + bytes + " bytes); every worker must run"
-                    + " the same algorithm with the same settings (ratio, levels, bucket, norm) on the same tensors");
+                    + " the same algorithm with the same settings (ratio, momentum, levels, bucket, norm) on the same tensors");
         }
     }
 
     private static String describe(int kind, int length, int first, int second) {
         if (kind == TopKCodec.KIND) {
-            return "a top-k message of " + length + " elements with k = " + first;
+            return "a top-k message of " + length + " elements with k = " + first + TopKCodec.momentumWords(second);
         }
         if (kind == QsgdCodec.KIND) {
             return "a QSGD message of " + length + " elements with s = " + first + ", buckets of "

@@ -18,8 +18,12 @@ import java.util.Map;
  *               of (seed, rank, the tensor's step, i), so results are reproducible
  * @param warmup {@code topk}: steps of each tensor during which the share sent falls from all to the ratio
  *               ({@link #topK(int, long)}); 0 for none
+ * @param momentum {@code topk}: DGC's momentum correction, in [0, 1): the compressor keeps a velocity
+ *               {@code u = momentum x u + g} per element and accumulates u (not g) into the residual, and clears
+ *               the velocity of the elements it sends (momentum factor masking); the caller then applies the
+ *               result with plain SGD, the momentum being done here. 0: plain error feedback (the gradient itself)
  */
-public record Compression(double ratio, int levels, int bucket, Norm norm, long seed, int warmup) {
+public record Compression(double ratio, int levels, int bucket, Norm norm, long seed, int warmup, double momentum) {
     public static final double DEFAULT_RATIO = 0.01;
     /** 7 levels per sign: 15 codes, 4 bits an element (QSGD's 4-bit variant). */
     public static final int DEFAULT_LEVELS = 7;
@@ -28,12 +32,17 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
     public static final long DEFAULT_SEED = 1;
     public static final int MAX_LEVELS = (1 << 15) - 1;
     public static final int MAX_BUCKET = 1 << 24;
-    /** The defaults: 1 % top-k without warm-up; 4-bit QSGD, buckets of 512, L2 norm, seed 1. */
+    /** The defaults: 1 % top-k without warm-up or momentum correction; 4-bit QSGD, buckets of 512, L2 norm, seed 1. */
     public static final Compression DEFAULTS = new Compression(DEFAULT_RATIO, DEFAULT_LEVELS, DEFAULT_BUCKET, Norm.L2,
-            DEFAULT_SEED, 0);
+            DEFAULT_SEED, 0, 0);
 
     public Compression(double ratio, int levels, int bucket, Norm norm, long seed) {
-        this(ratio, levels, bucket, norm, seed, 0);
+        this(ratio, levels, bucket, norm, seed, 0, 0);
+    }
+
+    /** Without momentum correction. */
+    public Compression(double ratio, int levels, int bucket, Norm norm, long seed, int warmup) {
+        this(ratio, levels, bucket, norm, seed, warmup, 0);
     }
 
     /** What a {@code qsgd} bucket is scaled by. */
@@ -73,30 +82,42 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
         if (norm == null) {
             throw new IllegalArgumentException("QSGD norm is required: l2 or max");
         }
+        if (!(momentum >= 0 && momentum < 1)) {
+            throw new IllegalArgumentException("top-k momentum " + momentum + " must be in [0, 1), e.g. 0.9; 0 for none");
+        }
     }
 
     public Compression withRatio(double r) {
-        return new Compression(r, levels, bucket, norm, seed, warmup);
+        return new Compression(r, levels, bucket, norm, seed, warmup, momentum);
     }
 
     public Compression withLevels(int s) {
-        return new Compression(ratio, s, bucket, norm, seed, warmup);
+        return new Compression(ratio, s, bucket, norm, seed, warmup, momentum);
     }
 
     public Compression withBucket(int d) {
-        return new Compression(ratio, levels, d, norm, seed, warmup);
+        return new Compression(ratio, levels, d, norm, seed, warmup, momentum);
     }
 
     public Compression withNorm(Norm n) {
-        return new Compression(ratio, levels, bucket, n, seed, warmup);
+        return new Compression(ratio, levels, bucket, n, seed, warmup, momentum);
     }
 
     public Compression withSeed(long s) {
-        return new Compression(ratio, levels, bucket, norm, s, warmup);
+        return new Compression(ratio, levels, bucket, norm, s, warmup, momentum);
     }
 
     public Compression withWarmup(int steps) {
-        return new Compression(ratio, levels, bucket, norm, seed, steps);
+        return new Compression(ratio, levels, bucket, norm, seed, steps, momentum);
+    }
+
+    public Compression withMomentum(double m) {
+        return new Compression(ratio, levels, bucket, norm, seed, warmup, m);
+    }
+
+    /** {@code topk}: the momentum as the compressor computes with it (float32), and as its messages carry it. */
+    public float momentumFactor() {
+        return (float) momentum;
     }
 
     /** {@code topk}: elements each worker sends of a tensor of {@code length}: max(1, round(ratio x length)), at most length. */
@@ -123,10 +144,10 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
         return 32 - Integer.numberOfLeadingZeros(2 * levels);
     }
 
-    /** The settings as one line, {@code ratio=0.01,levels=7,bucket=512,norm=l2,seed=1} ({@link #parse} reads it back). */
+    /** The settings as one line, {@code ratio=0.01,levels=7,bucket=512,norm=l2,seed=1,...} ({@link #parse} reads it back). */
     public String toSpec() {
         return "ratio=" + ratio + ",levels=" + levels + ",bucket=" + bucket + ",norm=" + norm.id() + ",seed=" + seed
-                + ",warmup=" + warmup;
+                + ",warmup=" + warmup + ",momentum=" + momentum;
     }
 
     /** Reads {@link #toSpec()}; a key left out keeps its default. */
@@ -151,8 +172,9 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
                 case "norm" -> c = c.withNorm(Norm.named(v));
                 case "seed" -> c = c.withSeed(Long.parseLong(v));
                 case "warmup" -> c = c.withWarmup(Integer.parseInt(v));
+                case "momentum" -> c = c.withMomentum(Double.parseDouble(v));
                 default -> throw new IllegalArgumentException("unknown compression setting '" + e.getKey()
-                        + "'; known: ratio, levels, bucket, norm, seed, warmup");
+                        + "'; known: ratio, levels, bucket, norm, seed, warmup, momentum");
             }
         }
         return c;
@@ -162,7 +184,8 @@ public record Compression(double ratio, int levels, int bucket, Norm norm, long 
     public String describe(Algorithm algorithm) {
         return switch (algorithm) {
             case TOPK -> String.format(Locale.ROOT, "top-k %s %% with error feedback", percent(ratio))
-                    + (warmup > 0 ? ", warm-up " + warmup + " steps" : "");
+                    + (warmup > 0 ? ", warm-up " + warmup + " steps" : "")
+                    + (momentum > 0 ? ", momentum correction " + momentum : "");
             case QSGD -> "QSGD s=" + levels + " (" + codeBits() + " bits), buckets of " + bucket + ", " + norm.id()
                     + " norm, seed " + seed;
             default -> algorithm.id();

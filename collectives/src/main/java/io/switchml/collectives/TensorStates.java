@@ -7,8 +7,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The state a compressed all-reduce keeps per tensor from one step to the next (the top-k residual, the
- * step count that seeds QSGD's rounding). The all-reduce interface names no tensors, so a tensor is
+ * The state a compressed all-reduce keeps per tensor from one step to the next (the top-k residual and
+ * velocity, the step count that seeds QSGD's rounding). The all-reduce interface names no tensors, so a tensor is
  * known by where its input lives: the array behind a heap buffer (identity, not contents) and the
  * offset in it, or the direct buffer object passed in and its position; and its length. Passing the
  * same buffer for the same gradient every step (as {@code GradientSynchronizer} and the bench do)
@@ -22,6 +22,8 @@ final class TensorStates {
         private final int length;
         /** The top-k residual, allocated at the first use (zeros). */
         private float[] residual;
+        /** The top-k velocity of momentum correction, allocated at the first use (zeros). */
+        private float[] velocity;
         /** All-reduces of this tensor so far. */
         long steps;
 
@@ -34,6 +36,13 @@ final class TensorStates {
                 residual = new float[length];
             }
             return residual;
+        }
+
+        float[] velocity() {
+            if (velocity == null) {
+                velocity = new float[length];
+            }
+            return velocity;
         }
     }
 

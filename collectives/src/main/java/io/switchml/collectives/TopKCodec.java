@@ -5,9 +5,11 @@ import io.switchml.api.SwitchMLException;
 import java.nio.ByteBuffer;
 
 /**
- * Top-k sparsification with error feedback, as Deep Gradient Compression (Lin et al., ICLR 2018) without
- * its momentum correction: a worker adds the residual it kept from earlier steps to its gradient, sends
- * the k elements of largest magnitude of that sum, and keeps the rest as the next residual.
+ * Top-k sparsification with error feedback, as Deep Gradient Compression (Lin et al., ICLR 2018): a worker
+ * adds the residual it kept from earlier steps to its gradient, sends the k elements of largest magnitude of
+ * that sum, and keeps the rest as the next residual. With {@link Compression#momentum} it also does DGC's
+ * momentum correction: it accumulates a local velocity instead of the gradient, so that the sum of what it
+ * sends over time is what momentum SGD would have applied, and clears the velocity of what it sent.
  *
  * <p>The selection is exact and deterministic: elements are ranked by the bits of their magnitude
  * ({@code floatToRawIntBits(x) & 0x7fffffff}, which orders finite values by |x|, puts infinities above
@@ -15,8 +17,8 @@ import java.nio.ByteBuffer;
  * two-level radix select (a histogram of the top 16 bits, then of the low 15 of the chosen bucket), so it
  * costs three passes over the tensor whatever k is; {@link TopKReference#selectByDefinition} sorts instead.
  *
- * <p>Message (little-endian): the {@link CompressedMessage} header with k, then the k indices in ascending
- * order (int32), then their k values (float32): 16 + 8k bytes.
+ * <p>Message (little-endian): the {@link CompressedMessage} header with k and the momentum's float bits, then
+ * the k indices in ascending order (int32), then their k values (float32): 16 + 8k bytes.
  */
 final class TopKCodec {
     static final int KIND = 0x4B504F54; // "TOPK"
@@ -37,12 +39,26 @@ final class TopKCodec {
     }
 
     /**
-     * Adds the residual to the gradient ({@code residual[i] = gradient[i] + residual[i]}), writes the message of the
-     * k largest into {@code out} (from position 0; limit set to its end), and zeroes those k in the residual.
+     * Accumulates the gradient into the residual, writes the message of the k largest elements of the residual into
+     * {@code out} (from position 0; limit set to its end), and zeroes those k in the residual. Without momentum
+     * correction {@code residual[i] = gradient[i] + residual[i]}; with momentum m, {@code velocity[i] = m * velocity[i]
+     * + gradient[i]}, then {@code residual[i] = residual[i] + velocity[i]}, and the k sent are zeroed in the velocity
+     * too (DGC's momentum factor masking: a coordinate just applied does not keep pushing).
+     *
+     * @param velocity the tensor's velocity; unused (may be null) without momentum correction
      */
-    void encode(float[] gradient, float[] residual, int length, long step, ByteBuffer out) {
-        for (int i = 0; i < length; i++) {
-            residual[i] = gradient[i] + residual[i];
+    void encode(float[] gradient, float[] residual, float[] velocity, int length, long step, ByteBuffer out) {
+        float m = compression.momentumFactor();
+        if (m == 0f) {
+            for (int i = 0; i < length; i++) {
+                residual[i] = gradient[i] + residual[i];
+            }
+        } else {
+            for (int i = 0; i < length; i++) {
+                float u = m * velocity[i] + gradient[i];
+                velocity[i] = u;
+                residual[i] = residual[i] + u;
+            }
         }
         int k = compression.topK(length, step);
         if (selected.length < k) {
@@ -50,7 +66,7 @@ final class TopKCodec {
         }
         select(residual, length, k, selected, histogram);
         out.clear();
-        CompressedMessage.putHeader(out, KIND, length, k, 0);
+        CompressedMessage.putHeader(out, KIND, length, k, momentumBits());
         int at = CompressedMessage.HEADER_BYTES;
         for (int j = 0; j < k; j++, at += 4) {
             out.putInt(at, selected[j]);
@@ -60,7 +76,17 @@ final class TopKCodec {
             out.putFloat(at, residual[i]);
             residual[i] = 0f;
         }
+        if (m != 0f) {
+            for (int j = 0; j < k; j++) {
+                velocity[selected[j]] = 0f;
+            }
+        }
         out.position(0).limit(at);
+    }
+
+    /** The header's second parameter: the momentum's float bits (0 without momentum correction), so workers that disagree fail. */
+    private int momentumBits() {
+        return Float.floatToIntBits(compression.momentumFactor());
     }
 
     /**
@@ -69,8 +95,8 @@ final class TopKCodec {
      */
     void addTo(ByteBuffer message, float[] sum, int length, long step, String from) {
         int k = compression.topK(length, step);
-        CompressedMessage.expectHeader(message, KIND, length, k, 0, messageBytes(length, step), from,
-                "a top-k message of " + length + " elements with k = " + k);
+        CompressedMessage.expectHeader(message, KIND, length, k, momentumBits(), messageBytes(length, step), from,
+                "a top-k message of " + length + " elements with k = " + k + momentumWords(momentumBits()));
         int indexAt = CompressedMessage.HEADER_BYTES;
         int valueAt = indexAt + 4 * k;
         int previous = -1;
@@ -83,6 +109,11 @@ final class TopKCodec {
             sum[i] = sum[i] + message.getFloat(valueAt);
             previous = i;
         }
+    }
+
+    /** How a message's momentum reads in an error: nothing without momentum correction. */
+    static String momentumWords(int bits) {
+        return bits == 0 ? "" : " and momentum " + Float.intBitsToFloat(bits);
     }
 
     /** The ranking key: the bits of |x| as a non-negative int. */

@@ -50,6 +50,7 @@ public final class TopKReference {
     public static final class Worker {
         private final Compression compression;
         private final float[] residual;
+        private final float[] velocity;
         private final int[] selected;
         private final int[] histogram = new int[1 << 16];
         private long steps;
@@ -57,14 +58,21 @@ public final class TopKReference {
         public Worker(int length, Compression compression) {
             this.compression = compression;
             this.residual = new float[length];
+            this.velocity = new float[compression.momentum() > 0 ? length : 0];
             this.selected = new int[compression.topK(length, 0)]; // the largest k: the warm-up only lowers it
         }
 
         /** One step with this gradient: adds the values it sends into {@code sum} ({@code sum[i] = sum[i] + a[i]}). */
         public void step(float[] gradient, float[] sum) {
             int length = residual.length;
+            float m = compression.momentumFactor();
             for (int i = 0; i < length; i++) {
-                residual[i] = gradient[i] + residual[i];
+                if (m == 0f) {
+                    residual[i] = gradient[i] + residual[i];
+                } else {
+                    velocity[i] = m * velocity[i] + gradient[i];
+                    residual[i] = residual[i] + velocity[i];
+                }
             }
             int k = compression.topK(length, steps++);
             TopKCodec.select(residual, length, k, selected, histogram);
@@ -74,12 +82,20 @@ public final class TopKReference {
                     sum[i] = sum[i] + residual[i];
                 }
                 residual[i] = 0f;
+                if (m != 0f) {
+                    velocity[i] = 0f;
+                }
             }
         }
 
         /** The residual now (a copy). */
         public float[] residual() {
             return residual.clone();
+        }
+
+        /** The velocity now (a copy; zeros without momentum correction). */
+        public float[] velocity() {
+            return velocity.length == residual.length ? velocity.clone() : new float[residual.length];
         }
     }
 

@@ -92,6 +92,11 @@ class CompressionTest {
         assertThat(Compression.parse(c.toSpec())).isEqualTo(c);
         assertThat(Compression.parse("")).isEqualTo(Compression.DEFAULTS);
         assertThat(Compression.parse("levels=3")).isEqualTo(Compression.DEFAULTS.withLevels(3));
+        Compression corrected = Compression.DEFAULTS.withMomentum(0.9).withWarmup(50);
+        assertThat(Compression.parse(corrected.toSpec())).isEqualTo(corrected);
+        assertThat(corrected.describe(Algorithm.TOPK)).isEqualTo("top-k 1 % with error feedback, warm-up 50 steps, momentum correction 0.9");
+        assertThatThrownBy(() -> Compression.DEFAULTS.withMomentum(1)).hasMessageContaining("momentum 1.0 must be in [0, 1)");
+        assertThatThrownBy(() -> Compression.DEFAULTS.withMomentum(-0.1)).hasMessageContaining("must be in [0, 1)");
         assertThatThrownBy(() -> Compression.DEFAULTS.withRatio(0)).hasMessageContaining("ratio 0.0 must be in (0, 1]");
         assertThatThrownBy(() -> Compression.DEFAULTS.withRatio(1.5)).hasMessageContaining("must be in (0, 1]");
         assertThatThrownBy(() -> Compression.DEFAULTS.withLevels(0)).hasMessageContaining("levels 0 must be in 1..32767");
@@ -141,7 +146,17 @@ class CompressionTest {
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {1, 2, 3, 4, 5})
     void topKIsExactOnEveryRankStepAfterStep(int n) {
-        Compression c = Compression.DEFAULTS.withRatio(0.05);
+        checkTopKStepAfterStep(n, Compression.DEFAULTS.withRatio(0.05));
+    }
+
+    @ParameterizedTest(name = "{0} workers")
+    @ValueSource(ints = {1, 2, 4})
+    void topKWithMomentumCorrectionIsExactOnEveryRankStepAfterStep(int n) {
+        checkTopKStepAfterStep(n, Compression.DEFAULTS.withRatio(0.05).withMomentum(0.9).withWarmup(3));
+    }
+
+    /** Every rank's result of 4 steps of several lengths and both operations, bit for bit against {@link TopKReference.Job}. */
+    private static void checkTopKStepAfterStep(int n, Compression c) {
         try (LocalJob job = new LocalJob(TOPK, n, b -> b.compression(c), java.util.Set.of(), List.of())) {
             int call = 0;
             for (int length : new int[]{0, 1, 7, 1000, 100_003}) {
@@ -152,10 +167,62 @@ class CompressionTest {
                     for (int t = 0; t < tensors.length; t++) {
                         int[] expected = TestTensors.bits(reference.allReduce(tensors[t], op));
                         for (int r = 0; r < n; r++) {
-                            assertThat(TestTensors.bits(results.get(r)[t])).as("rank %d step %d, %d elements, %s", r, t, length, op)
-                                    .isEqualTo(expected);
+                            assertThat(TestTensors.bits(results.get(r)[t])).as("%s: rank %d step %d, %d elements, %s",
+                                    c.toSpec(), r, t, length, op).isEqualTo(expected);
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /** Three steps of a 3-element tensor, k = 1: what DGC's momentum correction and masking give, worked by hand. */
+    private static final float[][] SMALL_GRADIENTS = {{1f, -2f, 0.5f}, {1f, 1f, -3f}, {0f, 0f, 0f}};
+
+    @Test
+    void momentumCorrectionAccumulatesTheVelocityAndMasksWhatItSent() {
+        Compression c = Compression.DEFAULTS.withRatio(1.0 / 3).withMomentum(0.5);
+        TopKReference.Worker w = new TopKReference.Worker(3, c);
+        // Step 0: u = g = (1, -2, 0.5), a = u; sends index 1 (-2); a and u keep (1, 0, 0.5).
+        float[] sum = new float[3];
+        w.step(SMALL_GRADIENTS[0], sum);
+        assertThat(sum).containsExactly(0f, -2f, 0f);
+        assertThat(w.residual()).containsExactly(1f, 0f, 0.5f);
+        assertThat(w.velocity()).containsExactly(1f, 0f, 0.5f);
+        // Step 1: u = 0.5 u + g = (1.5, 1, -2.75), a = (2.5, 1, -2.25); sends index 0; u's index 0 cleared.
+        sum = new float[3];
+        w.step(SMALL_GRADIENTS[1], sum);
+        assertThat(sum).containsExactly(2.5f, 0f, 0f);
+        assertThat(w.residual()).containsExactly(0f, 1f, -2.25f);
+        assertThat(w.velocity()).containsExactly(0f, 1f, -2.75f);
+        // Step 2, no gradient: the velocity still pushes, u = (0, 0.5, -1.375), a = (0, 1.5, -3.625); sends index 2.
+        sum = new float[3];
+        w.step(SMALL_GRADIENTS[2], sum);
+        assertThat(sum).containsExactly(0f, 0f, -3.625f);
+        assertThat(w.residual()).containsExactly(0f, 1.5f, 0f);
+        assertThat(w.velocity()).containsExactly(0f, 0.5f, 0f);
+        // Plain error feedback sends index 2 at step 1 instead: (1, 0, 0.5) + (1, 1, -3) = (2, 1, -2.5).
+        TopKReference.Worker plain = new TopKReference.Worker(3, c.withMomentum(0));
+        plain.step(SMALL_GRADIENTS[0], null);
+        sum = new float[3];
+        plain.step(SMALL_GRADIENTS[1], sum);
+        assertThat(sum).containsExactly(0f, 0f, -2.5f);
+    }
+
+    @Test
+    void theAllReduceWithMomentumCorrectionGivesTheHandWorkedSumsOnEveryRank() {
+        Compression c = Compression.DEFAULTS.withRatio(1.0 / 3).withMomentum(0.5);
+        float[][] expectedMeans = {{0f, -2f, 0f}, {2.5f, 0f, 0f}, {0f, 0f, -3.625f}};
+        try (LocalJob job = new LocalJob(TOPK, 2, b -> b.compression(c), java.util.Set.of(), List.of())) {
+            // Both ranks hold the same gradients, so the mean is what one rank sends.
+            float[][][] tensors = new float[3][][];
+            for (int t = 0; t < 3; t++) {
+                tensors[t] = new float[][]{SMALL_GRADIENTS[t], SMALL_GRADIENTS[t]};
+            }
+            List<float[][]> results = runSteps(job, tensors, ReduceOp.MEAN, false);
+            for (int r = 0; r < 2; r++) {
+                for (int t = 0; t < 3; t++) {
+                    assertThat(results.get(r)[t]).as("rank %d step %d", r, t).containsExactly(expectedMeans[t]);
                 }
             }
         }
@@ -341,6 +408,17 @@ class CompressionTest {
                     .hasMessageContaining("expected a top-k message of 1000 elements with k = 10");
             assertThat(failureOf(f1)).isInstanceOf(MismatchedOperationException.class)
                     .hasMessageContaining("rank 0 sent a top-k message of 1000 elements with k = 10");
+        } finally {
+            job.forEach(AllReduce::close);
+        }
+        job = open(Algorithm.TOPK, Compression.DEFAULTS.withMomentum(0.9), Compression.DEFAULTS);
+        try {
+            CompletableFuture<Void> f0 = job.get(0).allReduceAsync(new float[1000], ReduceOp.SUM);
+            CompletableFuture<Void> f1 = job.get(1).allReduceAsync(new float[1000], ReduceOp.SUM);
+            assertThat(failureOf(f0)).isInstanceOf(MismatchedOperationException.class)
+                    .hasMessageContaining("expected a top-k message of 1000 elements with k = 10 and momentum 0.9");
+            assertThat(failureOf(f1)).isInstanceOf(MismatchedOperationException.class)
+                    .hasMessageContaining("rank 0 sent a top-k message of 1000 elements with k = 10 and momentum 0.9");
         } finally {
             job.forEach(AllReduce::close);
         }

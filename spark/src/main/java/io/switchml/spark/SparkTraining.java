@@ -55,7 +55,7 @@ public final class SparkTraining {
         JavaSparkContext spark = JavaSparkContext.fromSparkContext(data.context());
         Broadcast<FashionMnist.Split> testSet = spark.broadcast(test);
         BarrierOptions stage = options.withAlgorithm(plan.aggregation().id()).withSettings(plan.config())
-                .withCompression(plan.compression());
+                .withCompression(plan.effectiveCompression());
         long start = System.nanoTime();
         List<RankTraining> ranks;
         try {

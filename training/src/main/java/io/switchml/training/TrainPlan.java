@@ -18,24 +18,38 @@ import java.util.Map;
  * @param aggregation  how gradients are summed
  * @param epochs       passes over each worker's shard
  * @param batchSize    images per step and worker (the global batch is {@code workers} times larger)
- * @param learningRate Adam's step size
+ * @param learningRate the optimizer's step size
  * @param seed         data order and initial parameters (rank 0's are broadcast to all)
  * @param data         directory of the Fashion-MNIST IDX files
  * @param trainLimit   use only the first this many training images (0: all), for quick runs and tests
  * @param bucketBytes  tensor-fusion threshold
- * @param compression  {@code topk} and {@code qsgd}: their settings
+ * @param compression  {@code topk} and {@code qsgd}: their settings (the top-k momentum comes from the optimizer)
+ * @param optimizer    what applies the aggregated gradient ({@link TrainOptimizer})
  */
 public record TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
-                        long seed, Path data, int trainLimit, long bucketBytes, Compression compression) {
-    /** With the default compression settings. */
+                        long seed, Path data, int trainLimit, long bucketBytes, Compression compression,
+                        TrainOptimizer optimizer) {
+    /** With the default compression settings and the aggregation's default optimizer. */
     public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                      long seed, Path data, int trainLimit, long bucketBytes) {
         this(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, Compression.DEFAULTS);
     }
 
+    /** With the aggregation's default optimizer ({@link TrainOptimizer#defaultFor}). */
+    public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
+                     long seed, Path data, int trainLimit, long bucketBytes, Compression compression) {
+        this(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression,
+                TrainOptimizer.defaultFor(aggregation));
+    }
+
     public TrainPlan {
         config = Map.copyOf(config);
         java.util.Objects.requireNonNull(compression, "compression");
+        java.util.Objects.requireNonNull(optimizer, "optimizer");
+        if (compression.momentum() != 0) {
+            throw new IllegalArgumentException("the top-k momentum correction follows the optimizer (sgd with topk); got "
+                    + compression.toSpec());
+        }
         if (epochs < 1 || batchSize < 1 || !(learningRate > 0) || trainLimit < 0 || bucketBytes < 4) {
             throw new IllegalArgumentException("need epochs >= 1, batch size >= 1, a positive learning rate, train limit >= 0"
                     + " and a fusion bucket of at least 4 bytes; got epochs=" + epochs + " batch=" + batchSize + " lr="
@@ -46,12 +60,23 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
     public TrainPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression);
+        return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression,
+                optimizer);
     }
 
-    /** The same plan with another aggregation (a comparison runs one plan per method). */
+    /** The same plan with another aggregation (a comparison runs one plan per method), optimizer and learning rate. */
+    public TrainPlan withAggregation(Aggregation a, TrainOptimizer o, float lr) {
+        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o);
+    }
+
+    /** The same plan with another aggregation, the same optimizer. */
     public TrainPlan withAggregation(Aggregation a) {
-        return new TrainPlan(config, a, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression);
+        return withAggregation(a, optimizer, learningRate);
+    }
+
+    /** The compression settings the workers' all-reduce runs with: the top-k momentum correction set by the optimizer. */
+    public Compression effectiveCompression() {
+        return optimizer.compression(compression, aggregation);
     }
 
     public List<String> toArgs() {
@@ -66,6 +91,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         args.add("limit=" + trainLimit);
         args.add("bucket=" + bucketBytes);
         args.add("compression=" + compression.toSpec());
+        args.add("optimizer=" + optimizer.toSpec());
         return args;
     }
 
@@ -75,6 +101,6 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
                 Integer.parseInt(a.required("epochs")), Integer.parseInt(a.required("batch")),
                 Float.parseFloat(a.required("lr")), Long.parseLong(a.required("seed")), Path.of(a.required("data")),
                 Integer.parseInt(a.required("limit")), Long.parseLong(a.required("bucket")),
-                Compression.parse(a.plan().get("compression")));
+                Compression.parse(a.plan().get("compression")), TrainOptimizer.parse(a.required("optimizer")));
     }
 }

@@ -147,7 +147,8 @@ public final class TrainRunner {
             }
         };
         long start = System.nanoTime();
-        progress.println("starting " + n + " training worker process(es), aggregation " + plan.aggregation());
+        progress.println("starting " + n + " training worker process(es), aggregation " + plan.aggregation() + ", optimizer "
+                + plan.optimizer().describe(plan.learningRate(), plan.aggregation()));
         try (WorkerGroup workers = new WorkerGroup(options.timeout())) {
             for (int r = 0; r < n; r++) {
                 int rank = r;

@@ -12,8 +12,6 @@ import ai.djl.training.Trainer;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.loss.Loss;
-import ai.djl.training.optimizer.Optimizer;
-import ai.djl.training.tracker.Tracker;
 import ai.djl.translate.TranslateException;
 import io.switchml.api.AllReduce;
 import io.switchml.bench.WorkerConnection;
@@ -29,7 +27,8 @@ import java.util.function.Consumer;
 /**
  * One data-parallel training worker: its shard of Fashion-MNIST, the {@link Classifier}, one
  * {@link BatchStep} per batch with a {@link GradientSynchronizer} as training listener (gradients
- * averaged over the workers before every {@code trainer.step()}), rank 0's initial parameters
+ * averaged over the workers before every {@code trainer.step()}, which applies them with the
+ * plan's {@link TrainOptimizer}), rank 0's initial parameters
  * broadcast to all. {@link #main} is the entry point of the processes the {@link TrainRunner}
  * starts; it prints an {@link EpochReport} line per epoch and a {@link FinalReport} at the end.
  */
@@ -76,7 +75,7 @@ public final class TrainWorker {
     public TrainedParameters train(FashionMnist.Split shard, FashionMnist.Split test, Consumer<String> reports)
             throws IOException, TranslateException {
         try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
-                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.compression(), peers)) {
+                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.effectiveCompression(), peers)) {
             return train(connection == null ? null : connection.allReduce(), shard, test, reports);
         }
     }
@@ -102,9 +101,11 @@ public final class TrainWorker {
         try (Model model = Model.newInstance("fashion-mnist-mlp")) {
             model.setBlock(Classifier.mlp());
             EpochMeter meter = new EpochMeter();
+            // The steps of the run (the sampler drops a short last batch), which a learning-rate schedule spans.
+            int runSteps = Math.max(1, plan.epochs() * (shard.size() / plan.batchSize()));
             GradientSynchronizer sync = allReduce == null ? null : new GradientSynchronizer(allReduce, plan.bucketBytes());
             DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
-                    .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(plan.learningRate())).build())
+                    .optOptimizer(plan.optimizer().build(plan.learningRate(), plan.aggregation(), runSteps))
                     .addTrainingListeners(meter);
             if (sync != null) {
                 config.addTrainingListeners(sync);

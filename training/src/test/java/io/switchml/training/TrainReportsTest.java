@@ -28,6 +28,16 @@ class TrainReportsTest {
         TrainPlan compressed = new TrainPlan(topk.config(), Aggregation.QSGD, 2, 32, 0.002f, 9, Path.of("/data"), 1000, 4096,
                 io.switchml.collectives.Compression.DEFAULTS.withLevels(127).withRatio(0.05));
         assertThat(TrainPlan.parse(compressed.toArgs().toArray(String[]::new))).isEqualTo(compressed);
+        assertThat(topk.optimizer()).isEqualTo(TrainOptimizer.ADAM); // withAggregation keeps the plan's optimizer
+        TrainPlan dgc = topk.withAggregation(Aggregation.TOPK, TrainOptimizer.sgd(0.9f), 0.1f);
+        assertThat(TrainPlan.parse(dgc.toArgs().toArray(String[]::new))).isEqualTo(dgc);
+        assertThat(dgc.effectiveCompression().momentum()).isEqualTo(0.9f);
+        assertThat(dgc.withAggregation(Aggregation.RING).effectiveCompression().momentum()).isZero();
+        assertThat(new TrainPlan(Map.of(), Aggregation.TOPK, 1, 32, 0.1f, 1, Path.of("/"), 0, 8).optimizer())
+                .isEqualTo(TrainOptimizer.defaultFor(Aggregation.TOPK));
+        assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.TOPK, 1, 32, 0.1f, 1, Path.of("/"), 0, 8,
+                io.switchml.collectives.Compression.DEFAULTS.withMomentum(0.5)))
+                .hasMessageContaining("momentum correction follows the optimizer");
         assertThat(topk.aggregation().exchangesEndpoints()).isTrue();
         assertThat(Aggregation.SWITCHML.exchangesEndpoints()).isFalse();
         assertThat(Aggregation.NONE.exchangesEndpoints()).isFalse();

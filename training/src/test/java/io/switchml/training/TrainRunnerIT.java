@@ -21,9 +21,13 @@ class TrainRunnerIT {
     @ParameterizedTest
     @EnumSource(value = Aggregation.class, names = {"SWITCHML", "RING", "PS", "TOPK", "QSGD"})
     void twoWorkersLowerTheLossAndEndWithIdenticalParameters(Aggregation aggregation) throws Exception {
-        // topk at 10 %: a slice this small needs more of the gradient per step to learn within two epochs.
-        TrainPlan plan = new TrainPlan(Map.of(), aggregation, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10,
+        // topk at 10 %: a slice this small needs more of the gradient per step to learn within two epochs. Each with its
+        // default optimizer: topk's momentum SGD with the momentum corrected in the compressor, Adam for the others.
+        TrainOptimizer optimizer = TrainOptimizer.defaultFor(aggregation);
+        float lr = optimizer.kind() == TrainOptimizer.Kind.ADAM ? 0.002f : 0.1f;
+        TrainPlan plan = new TrainPlan(Map.of(), aggregation, 2, 32, lr, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10,
                 io.switchml.collectives.Compression.DEFAULTS.withRatio(0.1));
+        assertThat(plan.optimizer()).isEqualTo(optimizer);
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
         TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),

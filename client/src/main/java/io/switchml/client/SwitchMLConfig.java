@@ -5,12 +5,14 @@ import io.switchml.protocol.ProtocolConstants;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
@@ -55,6 +57,15 @@ public final class SwitchMLConfig {
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
+        CONGESTION_CONTROL("congestionControl", "auto",
+                "whether each worker thread adapts its window to the path (AIMD on loss and on queueing delay, see the"
+                        + " README): on, off (always slotsPerThread in flight), auto = on unless the switch is on loopback,"
+                        + " where there is no link to congest"),
+        CONGESTION_INITIAL_WINDOW("congestionInitialWindow", "8",
+                "with congestion control: the window each worker thread starts with, 1.. (at most slotsPerThread)"),
+        CONGESTION_TARGET_DELAY_MICROS("congestionTargetDelayMicros", "2000",
+                "with congestion control: the queueing delay tolerated above the smallest RTT seen before the window"
+                        + " shrinks; keep it under the bottleneck's buffer (a 5 ms switch port)"),
         RETRANSMIT_MIN_MS("retransmitMinMs", "10",
                 "floor of the retransmission timeout; it absorbs the workers' start skew on a loaded host"),
         RETRANSMIT_INITIAL_MS("retransmitInitialMs", "20", "retransmission timeout before an RTT has been measured"),
@@ -122,6 +133,9 @@ public final class SwitchMLConfig {
             throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
                     + " = " + (long) slotsPerThread() * threads() + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
         }
+        congestionControl();
+        requireRange(Key.CONGESTION_INITIAL_WINDOW, congestionInitialWindow(), 1, ProtocolConstants.MAX_SLOTS);
+        requireRange(Key.CONGESTION_TARGET_DELAY_MICROS, congestionTargetDelay().toNanos() / 1000, 1, 10_000_000);
         requireRange(Key.RETRANSMIT_MIN_MS, retransmitMin().toMillis(), 1, Integer.MAX_VALUE);
         requireRange(Key.RETRANSMIT_MAX_MS, retransmitMax().toMillis(), retransmitMin().toMillis(), Integer.MAX_VALUE);
         requireRange(Key.RETRANSMIT_INITIAL_MS, retransmitInitial().toMillis(), retransmitMin().toMillis(), retransmitMax().toMillis());
@@ -241,6 +255,35 @@ public final class SwitchMLConfig {
     /** Empty when the address is to be chosen by routing. */
     public String localAddress() {
         return string(Key.LOCAL_ADDRESS);
+    }
+
+    /** Whether worker threads adapt their window to the path: on, off, or auto (on unless the switch is on loopback). */
+    public CongestionControl congestionControl() {
+        String v = string(Key.CONGESTION_CONTROL);
+        for (CongestionControl c : CongestionControl.values()) {
+            if (c.name().equalsIgnoreCase(v)) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException(Key.CONGESTION_CONTROL.property() + " must be on, off or auto, not '" + v + "'");
+    }
+
+    public int congestionInitialWindow() {
+        return integer(Key.CONGESTION_INITIAL_WINDOW);
+    }
+
+    public Duration congestionTargetDelay() {
+        return Duration.ofNanos(longValue(Key.CONGESTION_TARGET_DELAY_MICROS) * 1000);
+    }
+
+    /** The values of {@code congestionControl}. */
+    public enum CongestionControl {
+        ON, OFF, AUTO;
+
+        /** Whether a worker thread whose switch is at {@code switchAddress} adapts its window. */
+        public boolean enabledFor(InetAddress switchAddress) {
+            return this == ON || (this == AUTO && !switchAddress.isLoopbackAddress());
+        }
     }
 
     public Duration retransmitMin() {
@@ -466,6 +509,18 @@ public final class SwitchMLConfig {
 
         public Builder localAddress(String address) {
             return set(Key.LOCAL_ADDRESS, address);
+        }
+
+        public Builder congestionControl(CongestionControl mode) {
+            return set(Key.CONGESTION_CONTROL, mode.name().toLowerCase(Locale.ROOT));
+        }
+
+        public Builder congestionInitialWindow(int slots) {
+            return set(Key.CONGESTION_INITIAL_WINDOW, slots);
+        }
+
+        public Builder congestionTargetDelay(Duration d) {
+            return set(Key.CONGESTION_TARGET_DELAY_MICROS, d.toNanos() / 1000);
         }
 
         public Builder retransmitMin(Duration d) {

@@ -177,7 +177,8 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < channels.size(); t++) {
             Channel channel = channels.get(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
-            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, statistics,
+            boolean congestionControl = config.congestionControl().enabledFor(switchEndpoints[t].getAddress());
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.

@@ -29,14 +29,12 @@ import java.util.concurrent.TimeUnit;
  * One worker thread: its UDP socket, its range of slots in the switch, and the self-clocked window
  * over them. Everything here runs on the thread's own event loop, so nothing is shared or locked.
  *
- * <p>For each task the lane sends the first packet of every slot; the result for a slot releases
- * that slot's next packet, in the other set. Loss is detected two ways, as TCP's RACK does
- * (RFC 8985): a slot whose packet was sent well before a packet that has since been answered is
- * retransmitted at once (results come back in about the order packets were sent, since every
- * worker is clocked by the same results); and when no result arrives for a retransmission
- * timeout, the oldest outstanding packet is resent as a probe and the timeout doubles. A lost
- * packet thus delays only its own slot, and a stalled peer costs one probe per timeout, not a
- * window of retransmissions.
+ * <p>For each task the lane queues the first packet of every slot; the result for a slot queues
+ * that slot's next packet, in the other set. Queued packets go out in the order they were queued
+ * while fewer than the congestion window ({@link CongestionWindow}; all granted slots when congestion
+ * control is off) are in flight: results arrive in the same order at every worker, so every worker
+ * releases the same slots. Loss is found by the {@link LossDetector} (RACK and a retransmission
+ * timeout); a lost packet delays only its own slot.
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** How often timers are checked; retransmission timeouts are multiples of this at best. */
@@ -59,19 +57,25 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private final SlotRounds rounds;
     /**
-     * Per window slot: the packet outstanding (-1: none), its round (sent as the tsi; its parity is
-     * the set), when it was last sent, how often.
+     * Per window slot: the packet it waits for the result of or is queued to send (-1: none), and its
+     * round (sent as the tsi; its parity is the set) once sent.
      */
     private final int[] pending;
     private final int[] pendingRound;
-    private final long[] sentAt;
-    private final long[] firstSentAt;
-    private final int[] attempts;
     /** Per window slot: max exponent and flag of the block the slot sends next (from the bootstrap). */
     private final byte[] nextExponent;
     private final byte[] nextFlag;
 
-    private final RetransmissionTimeout rto;
+    private final LossDetector loss;
+    /** Null when congestion control is off: then every granted slot may be in flight. */
+    private final CongestionWindow congestion;
+    /** Slots whose next packet waits for room in the window, in the order they became ready (a ring). */
+    private final int[] ready;
+    private int readyHead;
+    private int readyCount;
+    private int inFlight;
+    /** Scratch for the slots the loss detector finds lost. */
+    private final int[] lost;
     private final ArrayDeque<LaneTask> queue = new ArrayDeque<>();
     /**
      * Per window slot: the packet it sends, encoded once and resent as it is. A result for the slot
@@ -88,10 +92,6 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private LaneTask current;
     private int activeSlots;
     private long deadline;
-    /** Send time of the most recently sent packet that has been answered. */
-    private long latestAnsweredSentAt;
-    /** When a result last arrived or the timer last fired; the timeout counts from here. */
-    private long lastProgressAt;
     /** When a result of the running task last arrived (or the task started): silence counts from here. */
     private long lastResultAt;
     private boolean silenceReported;
@@ -107,7 +107,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     record Snapshot(LaneTask running, BitSet runningHeld, List<LaneTask> queued) {
     }
 
-    WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config,
+    WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
                WorkerStatistics statistics, LaneFailureHandler failures, Runnable silenceListener, Channel channel) {
         this.index = index;
         this.slotBase = index * window;
@@ -125,13 +125,14 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.rounds = new SlotRounds(window);
         this.pending = new int[window];
         this.pendingRound = new int[window];
-        this.sentAt = new long[window];
-        this.firstSentAt = new long[window];
-        this.attempts = new int[window];
         this.nextExponent = new byte[window];
         this.nextFlag = new byte[window];
-        this.rto = new RetransmissionTimeout(config.retransmitMin().toNanos(), config.retransmitInitial().toNanos(),
-                config.retransmitMax().toNanos());
+        this.loss = new LossDetector(window, new RetransmissionTimeout(config.retransmitMin().toNanos(),
+                config.retransmitInitial().toNanos(), config.retransmitMax().toNanos()));
+        this.congestion = congestionControl ? new CongestionWindow(window, config.congestionInitialWindow(),
+                config.congestionTargetDelay().toNanos()) : null;
+        this.ready = new int[window];
+        this.lost = new int[window];
         this.txBuffers = new ByteBuf[window];
         this.txPackets = new AggregationPacket[window];
         this.txBytes = new int[window];
@@ -220,10 +221,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         current = task;
         long now = System.nanoTime();
         deadline = now + operationTimeoutNanos;
-        lastProgressAt = now;
         lastResultAt = now;
         silenceReported = false;
-        latestAnsweredSentAt = now;
+        loss.start(now);
         activeSlots = 0;
         SlotSchedule schedule = task.schedule;
         for (int i = 0; i < window; i++) {
@@ -231,12 +231,30 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             pending[i] = q;
             if (q >= 0) {
                 activeSlots++;
-                send(i, q, true);
+                enqueue(i);
             }
         }
+        sendReady();
         channel.flush();
         if (activeSlots == 0) {
             finishCurrent();
+        }
+    }
+
+    /** Slot i's next packet waits for room in the window. */
+    private void enqueue(int i) {
+        ready[(readyHead + readyCount++) % window] = i;
+    }
+
+    /** Sends queued packets, oldest first, while the window has room. */
+    private void sendReady() {
+        int allowed = congestion == null ? window : congestion.allowed();
+        while (readyCount > 0 && inFlight < allowed) {
+            int i = ready[readyHead];
+            readyHead = (readyHead + 1) % window;
+            readyCount--;
+            inFlight++;
+            send(i, pending[i], true);
         }
     }
 
@@ -244,16 +262,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private void send(int i, int q, boolean fresh) {
         if (fresh) {
             pendingRound[i] = rounds.take(i);
-            attempts[i] = 0;
             encode(i, q);
         }
         ByteBuf packet = txBuffers[i];
         packet.setIndex(0, txBytes[i]);
         channel.write(packet.retain(), channel.voidPromise());
-        sentAt[i] = System.nanoTime();
-        if (fresh) {
-            firstSentAt[i] = sentAt[i];
-        }
+        loss.sent(i, System.nanoTime(), fresh);
         statistics.packetsSent.increment();
         statistics.bytesSent.add(size.packetBytes());
     }
@@ -315,9 +329,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             return;
         }
         int q = pending[i];
-        if (task == null || q < 0 || rx.tsi() != pendingRound[i] || rx.set() != SlotRounds.setOf(pendingRound[i])) {
+        // A slot whose next packet is still queued has nothing outstanding: a result for it is a duplicate.
+        if (task == null || q < 0 || !loss.isOutstanding(i) || rx.tsi() != pendingRound[i]
+                || rx.set() != SlotRounds.setOf(pendingRound[i])) {
             statistics.duplicateResults.increment();
-            rto.spuriousRetransmission();
+            loss.duplicate();
             return;
         }
         if (content.readableBytes() != txBytes[i]) {
@@ -325,16 +341,23 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             return;
         }
         long now = System.nanoTime();
-        if (attempts[i] == 0) {
-            rto.sample(now - sentAt[i]);
-            statistics.smoothedRttNanos = rto.smoothedRttNanos();
+        long sentAt = loss.sentAt(i);
+        long rtt = loss.answered(i, now);
+        inFlight--;
+        if (rtt >= 0) {
+            statistics.smoothedRttNanos = loss.smoothedRttNanos();
         }
-        rto.answered();
-        lastProgressAt = now;
+        if (congestion != null) {
+            long delayDecreases = congestion.delayDecreases();
+            congestion.onResult(sentAt, rtt, now);
+            if (congestion.delayDecreases() != delayDecreases) {
+                statistics.windowDelayDecreases.increment();
+            }
+            statistics.congestionWindow = congestion.window();
+            statistics.baseRttNanos = congestion.baseRttNanos();
+        }
         lastResultAt = now;
         silenceReported = false;
-        // An answer to a retransmitted packet may answer the original: count the original's time.
-        latestAnsweredSentAt = Math.max(latestAnsweredSentAt, attempts[i] == 0 ? sentAt[i] : firstSentAt[i]);
         accept(task, i, q);
     }
 
@@ -385,9 +408,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int next = schedule.nextPacket(q);
         pending[i] = next;
         if (next >= 0) {
-            send(i, next, true);
+            enqueue(i);
+            sendReady();
         } else if (--activeSlots == 0) {
             finishCurrent();
+        } else {
+            sendReady(); // the window may have grown
         }
     }
 
@@ -416,43 +442,27 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             silenceReported = true; // once per silence: a result re-arms it
             silenceListener.run();
         }
-        // Lost: sent before a packet that has been answered, by more than the reordering window.
-        long lostBefore = latestAnsweredSentAt - rto.reorderWindowNanos();
-        int oldest = -1;
-        boolean sent = false;
-        for (int i = 0; i < window; i++) {
-            if (pending[i] < 0) {
-                continue;
-            }
-            if (sentAt[i] - lostBefore < 0) {
-                retransmit(i);
-                sent = true;
-            } else if (oldest < 0 || sentAt[i] - sentAt[oldest] < 0) {
-                oldest = i;
-            }
+        int n = loss.detect(now, lost);
+        if (n == 0) {
+            return;
         }
-        long overdue = now - rto.timeoutNanos();
-        if (!sent && oldest >= 0 && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
-            // Nothing came back for a whole timeout: resend every overdue packet, then wait longer.
+        if (loss.timedOut()) {
             statistics.retransmissionTimeouts.increment();
-            rto.backoff();
-            lastProgressAt = now;
-            for (int i = 0; i < window; i++) {
-                if (pending[i] >= 0 && sentAt[i] - overdue < 0) {
-                    retransmit(i);
+        }
+        for (int j = 0; j < n; j++) {
+            int i = lost[j];
+            if (congestion != null) {
+                long lossDecreases = congestion.lossDecreases();
+                congestion.onLoss(loss.sentAt(i), now);
+                if (congestion.lossDecreases() != lossDecreases) {
+                    statistics.windowLossDecreases.increment();
+                    statistics.congestionWindow = congestion.window();
                 }
             }
-            sent = true;
+            statistics.retransmissions.increment();
+            send(i, pending[i], false);
         }
-        if (sent) {
-            channel.flush();
-        }
-    }
-
-    private void retransmit(int i) {
-        attempts[i]++;
-        statistics.retransmissions.increment();
-        send(i, pending[i], false);
+        channel.flush();
     }
 
     private AllReduceTimeoutException timeoutError(LaneTask task) {
@@ -476,6 +486,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private void reset() {
         current = null;
         Arrays.fill(pending, -1);
+        for (int i = 0; i < window; i++) {
+            loss.forget(i);
+        }
+        readyCount = 0;
+        inFlight = 0;
     }
 
     private int blockStart(LaneTask task, int block) {

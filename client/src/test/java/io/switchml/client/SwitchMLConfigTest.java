@@ -24,6 +24,9 @@ class SwitchMLConfigTest {
         assertThat(c.retransmitMin()).isEqualTo(Duration.ofMillis(10));
         assertThat(c.operationTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.localAddress()).isEmpty();
+        assertThat(c.congestionControl()).isEqualTo(SwitchMLConfig.CongestionControl.AUTO);
+        assertThat(c.congestionInitialWindow()).isEqualTo(8);
+        assertThat(c.congestionTargetDelay()).isEqualTo(Duration.ofMillis(2));
         for (SwitchMLConfig.Key k : SwitchMLConfig.Key.values()) {
             assertThat(k.property()).startsWith("switchml.");
             assertThat(k.description()).isNotBlank();
@@ -67,6 +70,14 @@ class SwitchMLConfigTest {
                 .hasMessageContaining("exceeds the 16384 slots");
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).controller("nohost").build())
                 .hasMessageContaining("host:port");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .set(SwitchMLConfig.Key.CONGESTION_CONTROL, "yes").build())
+                .hasMessageContaining("switchml.congestionControl must be on, off or auto, not 'yes'");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).congestionInitialWindow(0).build())
+                .hasMessageContaining("switchml.congestionInitialWindow = 0 outside");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .set(SwitchMLConfig.Key.CONGESTION_TARGET_DELAY_MICROS, 0).build())
+                .hasMessageContaining("switchml.congestionTargetDelayMicros = 0 outside");
         Properties p = new Properties();
         p.setProperty("switchml.windowSize", "3");
         assertThatThrownBy(() -> SwitchMLConfig.builder().properties(p))

@@ -114,6 +114,8 @@ public final class SwitchMLConfig {
      * from the path when the context connects ({@link SwitchMLContext#config()} has the values chosen).
      */
     public static final int AUTO = 0;
+    /** The launcher's own system property (see {@link Builder#systemProperties()}). */
+    public static final String LAUNCHER_HOME_PROPERTY = "switchml.home";
 
     private final Properties values;
 
@@ -437,9 +439,15 @@ public final class SwitchMLConfig {
             return properties(props);
         }
 
-        /** Takes the {@code switchml.*} system properties. */
+        /**
+         * Takes the {@code switchml.*} system properties, except {@value #LAUNCHER_HOME_PROPERTY}, which the
+         * {@code ./switchml} launcher sets for itself (the repository's place) and is no worker setting.
+         */
         public Builder systemProperties() {
-            return properties(System.getProperties());
+            Properties props = new Properties();
+            props.putAll(System.getProperties());
+            props.remove(LAUNCHER_HOME_PROPERTY);
+            return properties(props);
         }
 
         public Builder set(Key key, Object value) {

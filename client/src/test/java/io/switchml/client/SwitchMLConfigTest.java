@@ -91,6 +91,22 @@ class SwitchMLConfigTest {
     }
 
     @Test
+    void theLaunchersHomePropertyIsNoWorkerSetting() {
+        String saved = System.getProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
+        System.setProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY, "/opt/switchml");
+        try {
+            SwitchMLConfig c = SwitchMLConfig.builder().systemProperties().rank(0).workers(1).build();
+            assertThat(c.toMap()).doesNotContainKey(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
+        } finally {
+            if (saved == null) {
+                System.clearProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
+            } else {
+                System.setProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY, saved);
+            }
+        }
+    }
+
+    @Test
     void controllerAddresses() {
         assertThat(ControllerAddress.parse("switch-1:50099")).isEqualTo(new ControllerAddress("switch-1", 50099));
         assertThat(ControllerAddress.parse("[::1]:7")).isEqualTo(new ControllerAddress("::1", 7));

@@ -85,6 +85,7 @@ final class SwitchSession implements AllReduce {
     /** Completed when the job is lost: a rank died, or the controller went away. */
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
     private volatile Runnable cancelWatch;
+    private TransportReporter transportReporter;
     private final StallDiagnosis stallDiagnosis;
     /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
@@ -187,6 +188,7 @@ final class SwitchSession implements AllReduce {
             channel.pipeline().addLast(lane);
             lanes.add(lane);
         }
+        transportReporter = TransportReporter.start(control, jobNumber, jobId, config.rank(), statistics, loops.next());
     }
 
     private static Channel bind(EventLoopGroup loops, SwitchMLConfig config, InetAddress localIp) {
@@ -602,6 +604,9 @@ final class SwitchSession implements AllReduce {
                 finished = operation.sequence;
                 break;
             }
+        }
+        if (transportReporter != null) {
+            transportReporter.stop();
         }
         RuntimeException closing = new IllegalStateException("the SwitchML context was closed");
         for (WorkerLane lane : lanes) {

@@ -133,6 +133,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
                 config.congestionTargetDelay().toNanos()) : null;
         this.ready = new int[window];
         this.lost = new int[window];
+        if (congestion != null) {
+            statistics.congestionWindow = congestion.window();
+        }
         this.txBuffers = new ByteBuf[window];
         this.txPackets = new AggregationPacket[window];
         this.txBytes = new int[window];

@@ -30,11 +30,14 @@ import java.util.concurrent.TimeUnit;
  * over them. Everything here runs on the thread's own event loop, so nothing is shared or locked.
  *
  * <p>For each task the lane queues the first packet of every slot; the result for a slot queues
- * that slot's next packet, in the other set. Queued packets go out in the order they were queued
- * while fewer than the congestion window ({@link CongestionWindow}; all granted slots when congestion
- * control is off) are in flight: results arrive in the same order at every worker, so every worker
- * releases the same slots. Loss is found by the {@link LossDetector} (RACK and a retransmission
- * timeout); a lost packet delays only its own slot.
+ * that slot's next packet, in the other set. Queued packets go out lowest packet number first while
+ * fewer than the congestion window ({@link CongestionWindow}; all granted slots when congestion
+ * control is off) are in flight. A slot completes only when every worker sent its packet, so a
+ * window could deadlock the job: each worker's window full of packets the others hold back. Hence
+ * the lowest packet a worker has not finished always goes out, window or not: that packet is also
+ * every other worker's lowest unfinished one (each of them got the result before it in that slot),
+ * so all send it and it completes, and the job always makes progress. Loss is found by the
+ * {@link LossDetector} (RACK and a retransmission timeout); a lost packet delays only its own slot.
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** How often timers are checked; retransmission timeouts are multiples of this at best. */
@@ -69,10 +72,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private final LossDetector loss;
     /** Null when congestion control is off: then every granted slot may be in flight. */
     private final CongestionWindow congestion;
-    /** Slots whose next packet waits for room in the window, in the order they became ready (a ring). */
-    private final int[] ready;
-    private int readyHead;
-    private int readyCount;
+    /** Slots whose next packet waits for room in the window, lowest packet first. */
+    private final ReadySlots ready;
     private int inFlight;
     /** Scratch for the slots the loss detector finds lost. */
     private final int[] lost;
@@ -131,7 +132,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
                 config.retransmitInitial().toNanos(), config.retransmitMax().toNanos()));
         this.congestion = congestionControl ? new CongestionWindow(window, config.congestionInitialWindow(),
                 config.congestionTargetDelay().toNanos()) : null;
-        this.ready = new int[window];
+        this.ready = new ReadySlots(window);
         this.lost = new int[window];
         if (congestion != null) {
             statistics.congestionWindow = congestion.window();
@@ -246,19 +247,32 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
 
     /** Slot i's next packet waits for room in the window. */
     private void enqueue(int i) {
-        ready[(readyHead + readyCount++) % window] = i;
+        ready.add(i, pending[i]);
     }
 
-    /** Sends queued packets, oldest first, while the window has room. */
+    /**
+     * Sends queued packets, lowest first, while the window has room; and beyond it the lowest queued
+     * packet when it is lower than every packet in flight (this worker's lowest unfinished one, which
+     * every worker sends: see the class comment).
+     */
     private void sendReady() {
         int allowed = congestion == null ? window : congestion.allowed();
-        while (readyCount > 0 && inFlight < allowed) {
-            int i = ready[readyHead];
-            readyHead = (readyHead + 1) % window;
-            readyCount--;
+        while (!ready.isEmpty() && (inFlight < allowed || ready.lowestPacket() < lowestInFlight())) {
+            int i = ready.poll();
             inFlight++;
             send(i, pending[i], true);
         }
+    }
+
+    /** The lowest packet number in flight; MAX_VALUE when none. Scanned only when the window is full. */
+    private int lowestInFlight() {
+        int lowest = Integer.MAX_VALUE;
+        for (int i = 0; i < window; i++) {
+            if (loss.isOutstanding(i) && pending[i] < lowest) {
+                lowest = pending[i];
+            }
+        }
+        return lowest;
     }
 
     /** Builds packet q of the current task on window slot i (fresh) or sends the slot's packet again. */
@@ -492,7 +506,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         for (int i = 0; i < window; i++) {
             loss.forget(i);
         }
-        readyCount = 0;
+        ready.clear();
         inFlight = 0;
     }
 

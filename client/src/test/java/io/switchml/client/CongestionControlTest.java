@@ -33,6 +33,25 @@ class CongestionControlTest {
         }
     }
 
+    /**
+     * Losses, duplicates and reordering make results arrive in a different order at each worker, while
+     * small windows hold packets back: the job must still finish (no worker's window may wait for
+     * packets another worker's window holds back) with exact results.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void smallWindowsUnderLossAndReorderingNeverDeadlock() {
+        for (long seed = 1; seed <= 4; seed++) {
+            FaultInjection faults = new FaultInjection(0.03, 0.01, 0.2, 1_000, seed);
+            try (LocalCluster cluster = new LocalCluster(3, 1, b -> b.slotsPerThread(16)
+                    .congestionControl(SwitchMLConfig.CongestionControl.ON).congestionInitialWindow(2)
+                    .retransmitMin(java.time.Duration.ofMillis(2)).faultInjection(faults))) {
+                AllReduceExactnessTest.checkFloatSum(cluster, seed, 200_000, TestDefaults.ELEMENTS_PER_PACKET);
+                AllReduceExactnessTest.checkIntSum(cluster, seed + 100, 100_000);
+            }
+        }
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void autoIsOffOnLoopback() {

@@ -20,9 +20,9 @@ package io.switchml.client;
  *
  * <p>A slot completes only when every worker's packet for it arrived, so a worker that sends ahead of
  * the others just waits longer for its results: its RTT rises and its window shrinks towards the
- * slowest worker's, which effectively governs the job. Since all workers release slots in the order
- * results arrive, which is the same at every worker (the switch multicasts each result), they send the
- * same slots and stay in step.
+ * slowest worker's, which effectively governs the job. {@link WorkerLane} releases waiting slots lowest
+ * packet first, the same order at every worker, and always sends its lowest unfinished packet, so the
+ * workers send the same packets and stay in step.
  *
  * <p>It keeps time only through the timestamps it is given, so synthetic sequences drive it exactly.
  * One event loop uses it; it is not thread-safe.

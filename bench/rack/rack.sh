@@ -6,12 +6,16 @@
 # netem). It runs `switchml switch` in the switch namespace and one `switchml worker` per worker
 # namespace, prints each worker's table, and removes everything afterwards, also when interrupted.
 #
-#   bench/rack/rack.sh [--workers N] [--rate RATE] [--mtu MTU] [--drop PERCENT] [--keep-logs DIR]
-#                      [-- WORKER OPTIONS...]
+#   bench/rack/rack.sh [--workers N] [--rate RATE] [--mtu MTU] [--drop PERCENT] [--switch-hosts K]
+#                      [--jobs J] [--keep-logs DIR] [-- WORKER OPTIONS...]
 #
 # RATE is a tc rate (default 500mbit), PERCENT a drop percentage per receiving interface (e.g.
 # 0.1), WORKER OPTIONS go to every `switchml worker` (default: --size 64MiB --iters 5 --verify).
-# Needs root, iproute2 (ip, tc) and, with --drop, nftables.
+# --switch-hosts 1 runs the switch on a server of its own behind one link shaped like a worker's
+# (a software switch; without it the switch sits on the bridge, as a switch chip); only K = 1 for
+# now. --jobs J splits the workers into J jobs of N / J workers that run at the same time through
+# the one switch (to see how they share its link). Needs root, iproute2 (ip, tc) and, with --drop,
+# nftables.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -19,6 +23,8 @@ workers=4
 rate=500mbit
 mtu=9000
 drop=""
+switch_hosts=0
+jobs=1
 logs=""
 prefix="smlrack$$"
 subnet=10.77.0
@@ -29,9 +35,11 @@ while [ $# -gt 0 ]; do
     --rate) rate="$2"; shift 2 ;;
     --mtu) mtu="$2"; shift 2 ;;
     --drop) drop="$2"; shift 2 ;;
+    --switch-hosts) switch_hosts="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     --keep-logs) logs="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "rack: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,8 +59,21 @@ fi
 if ! [[ "$workers" =~ ^[0-9]+$ ]] || [ "$workers" -lt 1 ] || [ "$workers" -gt 200 ]; then
   echo "rack: --workers must be 1..200" >&2; exit 2
 fi
+if ! [[ "$switch_hosts" =~ ^[0-9]+$ ]]; then
+  echo "rack: --switch-hosts must be a number of hosts, at least 1 (leave it out for the switch on the fabric)" >&2
+  exit 2
+fi
+if [ "$switch_hosts" -gt 1 ]; then
+  echo "rack: --switch-hosts $switch_hosts: the rack runs the switch on at most 1 host; more hosts need a switch" \
+    "sharded over them (the scale-out issue), which does not exist yet" >&2; exit 2
+fi
+if ! [[ "$jobs" =~ ^[0-9]+$ ]] || [ "$jobs" -lt 1 ] || [ $((workers % jobs)) -ne 0 ]; then
+  echo "rack: --jobs must be at least 1 and divide --workers ($workers)" >&2; exit 2
+fi
 
-sw="$prefix-sw"
+fabric="$prefix-sw"
+sw="$fabric"                      # where the switch process runs
+[ "$switch_hosts" -eq 0 ] || sw="$prefix-sh0"
 pids=()
 workdir="$(mktemp -d)"
 
@@ -104,30 +125,39 @@ table inet rack {
 NFT
 }
 
-ip netns add "$sw"
-ip -n "$sw" link set lo up
-ip -n "$sw" link add br0 type bridge
-ip -n "$sw" link set br0 mtu "$mtu" up
-ip -n "$sw" addr add "$subnet.254/24" dev br0
-drop_udp "$sw"
+attach() { # namespace, temporary name tag, bridge port, address: a host on the bridge, its link shaped both ways
+  ip netns add "$1"
+  ip -n "$1" link set lo up
+  ip link add "${prefix}a$2" mtu "$mtu" type veth peer name "${prefix}b$2" mtu "$mtu"
+  ip link set "${prefix}a$2" netns "$1"
+  ip link set "${prefix}b$2" netns "$fabric"
+  ip -n "$1" link set "${prefix}a$2" name eth0
+  ip -n "$fabric" link set "${prefix}b$2" name "$3"
+  ip -n "$1" addr add "$4/24" dev eth0
+  ip -n "$1" link set eth0 up
+  ip -n "$fabric" link set "$3" master br0 up
+  shape "$1" eth0 20ms       # the host's NIC pushes back rather than drops
+  shape "$fabric" "$3" 5ms   # a switch port's buffer
+  drop_udp "$1"
+}
+
+ip netns add "$fabric"
+ip -n "$fabric" link set lo up
+ip -n "$fabric" link add br0 type bridge
+ip -n "$fabric" link set br0 mtu "$mtu" up
+if [ "$switch_hosts" -eq 0 ]; then
+  ip -n "$fabric" addr add "$subnet.254/24" dev br0
+  drop_udp "$fabric"
+else
+  attach "$sw" s0 s0 "$subnet.254"   # the switch server, behind one link like a worker's
+fi
 for ((i = 0; i < workers; i++)); do
-  ns="$prefix-w$i"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip link add "${prefix}a$i" mtu "$mtu" type veth peer name "${prefix}b$i" mtu "$mtu"
-  ip link set "${prefix}a$i" netns "$ns"
-  ip link set "${prefix}b$i" netns "$sw"
-  ip -n "$ns" link set "${prefix}a$i" name eth0
-  ip -n "$sw" link set "${prefix}b$i" name "p$i"
-  ip -n "$ns" addr add "$subnet.$((i + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$sw" link set "p$i" master br0 up
-  shape "$ns" eth0 20ms      # the worker's NIC pushes back rather than drops
-  shape "$sw" "p$i" 5ms      # a switch port's buffer
-  drop_udp "$ns"
+  attach "$prefix-w$i" "$i" "p$i" "$subnet.$((i + 1))"
 done
 
-echo "rack: $workers workers, links $rate (tbf burst $burst B), MTU $mtu${drop:+, UDP drop $drop % per receiving side}"
+topology=fabric
+[ "$switch_hosts" -eq 0 ] || topology="$switch_hosts-host (switch on a server behind one link)"
+echo "rack: $workers workers in $jobs job(s), links $rate (tbf burst $burst B), MTU $mtu, switch: $topology${drop:+, UDP drop $drop % per receiving side}"
 ip netns exec "$sw" "$root/switchml" switch --bind "$subnet.254" --controller-bind "$subnet.254" \
   > "$workdir/switch.log" 2>&1 &
 pids+=($!)
@@ -139,9 +169,12 @@ done
 grep -q "switchml switch ready" "$workdir/switch.log" || { echo "rack: the switch did not get ready in 30 s" >&2; exit 1; }
 
 worker_pids=()
+per_job=$((workers / jobs))
 for ((i = 0; i < workers; i++)); do
-  ip netns exec "$prefix-w$i" "$root/switchml" worker --controller "$subnet.254:50099" --job rack \
-    --workers "$workers" --rank "$i" --local-address "$subnet.$((i + 1))" "${worker_args[@]}" \
+  job=rack
+  [ "$jobs" -eq 1 ] || job="rack$((i / per_job))"
+  ip netns exec "$prefix-w$i" "$root/switchml" worker --controller "$subnet.254:50099" --job "$job" \
+    --workers "$per_job" --rank "$((i % per_job))" --local-address "$subnet.$((i + 1))" "${worker_args[@]}" \
     > "$workdir/worker$i.log" 2>&1 &
   pids+=($!)
   worker_pids+=($!)
@@ -149,7 +182,7 @@ done
 status=0
 for pid in "${worker_pids[@]}"; do wait "$pid" || status=1; done
 for ((i = 0; i < workers; i++)); do
-  echo "--- worker $i"
+  echo "--- worker $i (job $([ "$jobs" -eq 1 ] && echo rack || echo "rack$((i / per_job))"), $topology)"
   cat "$workdir/worker$i.log"
 done
 [ "$status" -eq 0 ] || echo "rack: a worker failed (see above)" >&2

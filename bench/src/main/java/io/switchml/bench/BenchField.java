@@ -28,7 +28,8 @@ public enum BenchField {
             r -> r.lineRateFraction() == null ? null : fixed(r.lineRateFraction())),
     /** Appended after the fields of earlier versions, so CSV readers that count columns keep theirs. */
     WIRE_BYTES("wire_bytes", false, r -> r.wireBytes() == null ? null : r.wireBytes().toString()),
-    WIRE_RATIO("wire_ratio", false, r -> r.wireRatio() == null ? null : fixed(r.wireRatio()));
+    WIRE_RATIO("wire_ratio", false, r -> r.wireRatio() == null ? null : fixed(r.wireRatio())),
+    TOPOLOGY("topology", true, BenchRow::topology);
 
     private final String key;
     private final boolean text;

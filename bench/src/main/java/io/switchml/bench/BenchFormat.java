@@ -14,21 +14,22 @@ public enum BenchFormat {
     TABLE {
         @Override
         public Optional<String> header() {
-            return Optional.of(String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %10s %9s %11s %8s %8s",
+            return Optional.of(String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s",
                     "algo", "workers", "size", "type", "median_ms", "min_ms", "max_ms", "wire/size", "algbw_Gbps",
-                    "busbw_Gbps", "line_rate", "ATE/s", "retrans", "verified"));
+                    "busbw_Gbps", "line_rate", "ATE/s", "retrans", "verified", "topology"));
         }
 
         @Override
         public String line(BenchRow row) {
             Double fraction = row.lineRateFraction();
             Double wire = row.wireRatio();
-            return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10s %10.3f %10.3f %9s %11.3e %8d %8s",
+            return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10s %10.3f %10.3f %9s %11.3e %8d %8s %8s",
                     row.algo(), row.workers(), ByteSize.format(row.bytes()), row.type(), row.medianMs(), row.minMs(),
                     row.maxMs(), wire == null ? "-" : String.format(Locale.ROOT, "%.4f", wire), row.algbwGbps(),
                     row.busbwGbps(),
                     fraction == null ? "-" : String.format(Locale.ROOT, "%.3f", fraction), row.atePerSecond(),
-                    row.retransmissions(), row.verified() == null ? "-" : row.verified() ? "yes" : "NO");
+                    row.retransmissions(), row.verified() == null ? "-" : row.verified() ? "yes" : "NO",
+                    row.topology() == null ? "-" : row.topology());
         }
     },
     JSON {

@@ -16,9 +16,19 @@ import java.util.List;
  * @param wireBytes bytes each worker put on the wire per all-reduce, the mean over workers and timed iterations
  *                 ({@code switchml}: UDP payload of every packet sent, retransmissions included; the TCP baselines:
  *                 TCP payload to other processes, their headers included); null when unknown
+ * @param topology where the switch sits in the rack ({@link Rack.Spec#topology()}: {@code fabric}, or {@code 1-host}
+ *                 for a switch server behind its own link); null outside the rack
  */
 public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
-                       double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes) {
+                       double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes,
+                       String topology) {
+    /** Outside the rack's topologies. */
+    public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
+                    double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes) {
+        this(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified, rateBps, wireBytes,
+                null);
+    }
+
     /** Without a byte count. */
     public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                     double maxMs, long retransmissions, Boolean verified, Long rateBps) {
@@ -34,7 +44,13 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
     /** The same row, measured in a rack with links of this rate. */
     public BenchRow withRate(long bitsPerSecond) {
         return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
-                bitsPerSecond, wireBytes);
+                bitsPerSecond, wireBytes, topology);
+    }
+
+    /** The same row, measured in a rack of this topology. */
+    public BenchRow withTopology(String rackTopology) {
+        return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
+                rateBps, wireBytes, rackTopology);
     }
 
     /** Builds the row from every rank's report of one size. */

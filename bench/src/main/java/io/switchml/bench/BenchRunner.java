@@ -101,8 +101,9 @@ public final class BenchRunner {
                     controller = Rack.SWITCH_ADDRESS + ":" + RACK_CONTROLLER_PORT;
                 }
                 long rate = spec.rateBps();
-                return runAll(controller, rack, row -> rows.accept(row.withRate(rate)))
-                        .stream().map(row -> row.withRate(rate)).toList();
+                String topology = spec.topology();
+                return runAll(controller, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
+                        .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
             } finally {
                 stopRackSwitch(sw);
             }

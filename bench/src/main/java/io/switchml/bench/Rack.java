@@ -21,7 +21,9 @@ import java.util.regex.Pattern;
  * pairs to a Linux bridge in the switch namespace (a flat L2 segment, so worker-to-worker traffic crosses the
  * sender's uplink and the receiver's downlink). Both ends of every veth are shaped with tbf at the line rate, with a
  * burst of max(rate x 1 ms, 128 KiB), 20 ms of queue on the worker side (a NIC pushes back rather than drops) and
- * 5 ms on a switch port. Optionally every receiving side (each worker, the switch's own address) drops a fraction of
+ * 5 ms on a switch port. With switch hosts (a software switch on a server, not the switch chip), the switch process
+ * runs in a namespace of its own behind one more veth pair to the bridge, shaped like a worker's link, so all n
+ * workers' packets cross that one link (docs/ARCHITECTURE.md section 7). Optionally every receiving side (each worker, the switch's own address) drops a fraction of
  * incoming UDP packets with nftables ({@code numgen random}). Names are unique per run (the JVM's pid and a counter),
  * every command is checked, and {@link #close()} (also run by a JVM shutdown hook, so Ctrl-C cleans up) kills what
  * still runs in the namespaces and deletes them, which removes their veth ends too. Needs root.
@@ -39,6 +41,8 @@ public final class Rack implements AutoCloseable {
     /** Resolution of the nftables drop rule: {@code numgen random mod 1000000 < p x 1e6}. */
     static final int DROP_RESOLUTION = 1_000_000;
     static final int MAX_WORKERS = 200;
+    /** Switch hosts the rack can build: one, until the switch can be sharded over several. */
+    static final int MAX_SWITCH_HOSTS = 1;
 
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)([kmg]?)(bit|bps)?");
@@ -50,9 +54,25 @@ public final class Rack implements AutoCloseable {
      * @param rateBps         line rate of every link, in bit/s
      * @param mtu             MTU of every link and the bridge
      * @param dropProbability probability that each UDP packet is dropped on each receiving side (0: no nftables)
+     * @param switchHosts     0: the switch process sits on the bridge (the fabric, as SwitchML's switch chip); 1: it
+     *                        runs on a server of its own behind one link at the line rate
      */
-    public record Spec(int workers, long rateBps, int mtu, double dropProbability) {
+    public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts) {
+        /** The switch on the fabric. */
+        public Spec(int workers, long rateBps, int mtu, double dropProbability) {
+            this(workers, rateBps, mtu, dropProbability, 0);
+        }
+
         public Spec {
+            if (switchHosts < 0) {
+                throw new IllegalArgumentException("the number of switch hosts must be at least 1 (or 0 for the switch on"
+                        + " the fabric), not " + switchHosts);
+            }
+            if (switchHosts > MAX_SWITCH_HOSTS) {
+                throw new IllegalArgumentException("--switch-hosts " + switchHosts + ": the rack runs the switch on at"
+                        + " most " + MAX_SWITCH_HOSTS + " host; more hosts need a switch sharded over them (the scale-out"
+                        + " issue), which does not exist yet");
+            }
             if (workers < 1 || workers > MAX_WORKERS) {
                 throw new IllegalArgumentException("a rack has 1.." + MAX_WORKERS + " workers, not " + workers);
             }
@@ -77,11 +97,18 @@ public final class Rack implements AutoCloseable {
         }
 
         public Spec withWorkers(int n) {
-            return new Spec(n, rateBps, mtu, dropProbability);
+            return new Spec(n, rateBps, mtu, dropProbability, switchHosts);
+        }
+
+        /** Where the switch sits, as rows print it: {@code fabric}, or {@code K-host} for K switch servers. */
+        public String topology() {
+            return switchHosts == 0 ? "fabric" : switchHosts + "-host";
         }
 
         public String describe() {
             return workers + " workers, links " + rateBps + " bit/s (tbf burst " + burstBytes() + " B), MTU " + mtu
+                    + (switchHosts == 0 ? ", switch on the fabric" : ", switch on " + switchHosts
+                    + " server(s) behind one link each")
                     + (dropProbability > 0 ? ", UDP drop probability " + dropProbability + " per receiving side" : "");
         }
     }
@@ -144,7 +171,6 @@ public final class Rack implements AutoCloseable {
         if (spec.dropProbability() > 0) {
             requireTool("nft", "nftables", "--version");
         }
-        // Interface names have at most 15 characters: "sml" + pid (<= 7 digits) + run letter + "a" + index.
         int run = RUNS.getAndIncrement();
         String prefix = "sml" + ProcessHandle.current().pid() + (char) ('a' + run % 26);
         Rack rack = new Rack(spec, prefix);
@@ -173,37 +199,54 @@ public final class Rack implements AutoCloseable {
     }
 
     private void build() {
-        String sw = switchNamespace();
-        addNamespace(sw);
-        run("ip", "-n", sw, "link", "set", "lo", "up");
-        run("ip", "-n", sw, "link", "add", "br0", "type", "bridge");
-        run("ip", "-n", sw, "link", "set", "br0", "mtu", String.valueOf(spec.mtu()), "up");
-        run("ip", "-n", sw, "addr", "add", SWITCH_ADDRESS + "/24", "dev", "br0");
-        dropUdp(sw);
+        String fabric = fabricNamespace();
+        addNamespace(fabric);
+        run("ip", "-n", fabric, "link", "set", "lo", "up");
+        run("ip", "-n", fabric, "link", "add", "br0", "type", "bridge");
+        run("ip", "-n", fabric, "link", "set", "br0", "mtu", String.valueOf(spec.mtu()), "up");
+        if (spec.switchHosts() == 0) {
+            run("ip", "-n", fabric, "addr", "add", SWITCH_ADDRESS + "/24", "dev", "br0");
+            dropUdp(fabric);
+        } else {
+            String host = switchNamespace();
+            attach(host, "s", 0, SWITCH_ADDRESS);
+            dropUdp(host);
+        }
         for (int i = 0; i < spec.workers(); i++) {
             String ns = workerNamespace(i);
-            String a = prefix + "a" + i;
-            String b = prefix + "b" + i;
-            addNamespace(ns);
-            run("ip", "-n", ns, "link", "set", "lo", "up");
-            try {
-                run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
-                        String.valueOf(spec.mtu()));
-                run("ip", "link", "set", a, "netns", ns);
-                run("ip", "link", "set", b, "netns", sw);
-            } catch (RuntimeException e) {
-                runQuietly("ip", "link", "del", a); // still in this namespace: no namespace deletion would remove it
-                throw e;
-            }
-            run("ip", "-n", ns, "link", "set", a, "name", "eth0");
-            run("ip", "-n", sw, "link", "set", b, "name", "p" + i);
-            run("ip", "-n", ns, "addr", "add", workerAddress(i) + "/24", "dev", "eth0");
-            run("ip", "-n", ns, "link", "set", "eth0", "up");
-            run("ip", "-n", sw, "link", "set", "p" + i, "master", "br0", "up");
-            shape(ns, "eth0", WORKER_LATENCY);
-            shape(sw, "p" + i, SWITCH_LATENCY);
+            attach(ns, "p", i, workerAddress(i));
             dropUdp(ns);
         }
+    }
+
+    /**
+     * A host: namespace {@code ns} with {@code eth0} at {@code address}, on bridge port {@code port + index} of the
+     * fabric; both ends shaped (the host's NIC with a deep queue, the bridge port with a switch port's).
+     */
+    private void attach(String ns, String port, int index, String address) {
+        String fabric = fabricNamespace();
+        // Temporary names have at most 15 characters: "sml" + pid (<= 7 digits) + run letter + "a" + tag (<= 3).
+        String tag = port.equals("p") ? String.valueOf(index) : port + index;
+        String a = prefix + "a" + tag;
+        String b = prefix + "b" + tag;
+        addNamespace(ns);
+        run("ip", "-n", ns, "link", "set", "lo", "up");
+        try {
+            run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
+                    String.valueOf(spec.mtu()));
+            run("ip", "link", "set", a, "netns", ns);
+            run("ip", "link", "set", b, "netns", fabric);
+        } catch (RuntimeException e) {
+            runQuietly("ip", "link", "del", a); // still in this namespace: no namespace deletion would remove it
+            throw e;
+        }
+        run("ip", "-n", ns, "link", "set", a, "name", "eth0");
+        run("ip", "-n", fabric, "link", "set", b, "name", port + index);
+        run("ip", "-n", ns, "addr", "add", address + "/24", "dev", "eth0");
+        run("ip", "-n", ns, "link", "set", "eth0", "up");
+        run("ip", "-n", fabric, "link", "set", port + index, "master", "br0", "up");
+        shape(ns, "eth0", WORKER_LATENCY);
+        shape(fabric, port + index, SWITCH_LATENCY);
     }
 
     private void addNamespace(String ns) {
@@ -235,7 +278,13 @@ public final class Rack implements AutoCloseable {
         return prefix;
     }
 
+    /** The namespace of the switch process: the fabric's, or the switch host's. */
     public String switchNamespace() {
+        return spec.switchHosts() == 0 ? fabricNamespace() : prefix + "-sh0";
+    }
+
+    /** The namespace of the bridge that joins every host. */
+    public String fabricNamespace() {
         return prefix + "-sw";
     }
 

@@ -33,6 +33,14 @@ class RackIT {
         assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, -0.1)).hasMessageContaining("[0, 1)");
         assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 1e-9)).hasMessageContaining("resolution");
         assertThat(new Rack.Spec(2, 1_000_000, 1500, 0.001).describe()).contains("UDP drop probability 0.001");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 0, 2)).hasMessageContaining("at most 1 host")
+                .hasMessageContaining("sharded");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 0, -1)).hasMessageContaining("at least 1");
+        assertThat(new Rack.Spec(2, 1_000_000, 1500, 0).topology()).isEqualTo("fabric");
+        Rack.Spec host = new Rack.Spec(2, 1_000_000, 1500, 0, 1);
+        assertThat(host.topology()).isEqualTo("1-host");
+        assertThat(host.describe()).contains("switch on 1 server(s) behind one link each");
+        assertThat(host.withWorkers(4).switchHosts()).isEqualTo(1);
     }
 
     @Test
@@ -46,7 +54,10 @@ class RackIT {
     @Test
     void rowsInTheRackCarryTheRate() {
         BenchRow row = new BenchRow("ring", 2, 1024, "float32", 1, 1, 1, 1, 0, true);
-        assertThat(BenchFormat.JSON.line(row)).endsWith(", \"rate_bps\": null, \"line_rate_fraction\": null, \"wire_bytes\": null, \"wire_ratio\": null}");
+        assertThat(BenchFormat.JSON.line(row)).endsWith(", \"rate_bps\": null, \"line_rate_fraction\": null, \"wire_bytes\": null, \"wire_ratio\": null, \"topology\": null}");
         assertThat(BenchFormat.JSON.line(row.withRate(500_000_000L))).contains(", \"rate_bps\": 500000000, ");
+        assertThat(BenchFormat.JSON.line(row.withRate(500_000_000L).withTopology("1-host")))
+                .endsWith(", \"topology\": \"1-host\"}");
+        assertThat(BenchFormat.TABLE.line(row.withTopology("fabric"))).endsWith(" fabric");
     }
 }

@@ -85,6 +85,12 @@ final class BenchCommand implements Callable<Integer> {
             + " (required with --rack).")
     String rate;
 
+    @Option(names = "--switch-hosts", description = "With --rack: run the switch on K servers of its own, each behind"
+            + " one link shaped at --rate like a worker's, so every worker's packets cross that link (a software switch on"
+            + " a server); without it, the switch sits on the bridge (the fabric, as a switch chip). Only K = 1 for now:"
+            + " more needs a sharded switch.")
+    Integer switchHosts;
+
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
     int mtu;
 
@@ -131,10 +137,16 @@ final class BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--rack needs --rate, e.g. --rate 500mbit");
             }
             int most = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
-            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop);
+            if (switchHosts != null && switchHosts < 1) {
+                throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts
+                        + " (leave it out for the switch on the fabric)");
+            }
+            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop, switchHosts == null ? 0 : switchHosts);
             switchDrop = 0;
         } else if (rate != null) {
             throw new IllegalArgumentException("--rate needs --rack");
+        } else if (switchHosts != null) {
+            throw new IllegalArgumentException("--switch-hosts needs --rack");
         }
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec,

@@ -4,6 +4,7 @@ import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.JobDetailRequest;
 import io.switchml.controller.proto.JobDetailResponse;
 import io.switchml.controller.proto.SlotCopy;
+import io.switchml.controller.proto.WorkerTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -19,8 +20,9 @@ import java.util.concurrent.Callable;
 
 /** {@code switchml ctl job}: one job in detail, with the seen-bitmaps of its slots in progress. */
 @Command(name = "job", mixinStandardHelpOptions = true,
-        description = "Show one job: its workers, who left or died, and for each slot copy with a round in progress on"
-                + " the switch which ranks have contributed (its seen-bitmap).")
+        description = "Show one job: its workers, who left or died, each rank's transport as it last reported it"
+                + " (congestion window, base and smoothed RTT, retransmissions), and for each slot copy with a round in"
+                + " progress on the switch which ranks have contributed (its seen-bitmap).")
 final class CtlJobCommand implements Callable<Integer> {
     /** Said wherever register contents are shown: the receive threads keep writing while they are read. */
     static final String UNSYNCHRONIZED = "read from the switch's registers without synchronizing with its receive"
@@ -64,6 +66,22 @@ final class CtlJobCommand implements Callable<Integer> {
         m.put("left_ranks", d.getLeftRanksList());
         m.put("failed_ranks", d.getFailedRanksList());
         m.put("aborted_reason", d.getAbortedReason().isEmpty() ? null : d.getAbortedReason());
+        List<Map<String, Object>> transport = new ArrayList<>();
+        for (WorkerTransport t : d.getTransportList()) {
+            Map<String, Object> w = new LinkedHashMap<>();
+            w.put("rank", t.getRank());
+            w.put("congestion_control", t.getCongestionControl());
+            w.put("congestion_window", t.getCongestionControl() ? t.getCongestionWindow() : null);
+            w.put("base_rtt_us", t.getBaseRttNs() < 0 ? null : t.getBaseRttNs() / 1000);
+            w.put("smoothed_rtt_us", t.getSmoothedRttNs() / 1000);
+            w.put("packets_sent", t.getPacketsSent());
+            w.put("retransmissions", t.getRetransmissions());
+            w.put("window_delay_decreases", t.getWindowDelayDecreases());
+            w.put("window_loss_decreases", t.getWindowLossDecreases());
+            w.put("reported_ms_ago", t.getReportedMsAgo());
+            transport.add(w);
+        }
+        m.put("transport", transport);
         m.put("on_switch", d.getOnSwitch());
         if (d.getOnSwitch()) {
             Map<String, Object> bitmaps = new LinkedHashMap<>();
@@ -100,6 +118,17 @@ final class CtlJobCommand implements Callable<Integer> {
         if (!d.getAbortedReason().isEmpty()) {
             out.println("ABORTED: ranks " + d.getFailedRanksList() + " died: " + d.getAbortedReason());
         }
+        if (d.getTransportCount() > 0) {
+            out.printf(Locale.ROOT, "%ntransport (each rank's last report):%n%-6s %-10s %-10s %-10s %-12s %-9s %-16s %s%n",
+                    "RANK", "WINDOW", "BASE_RTT", "SRTT", "PACKETS", "RETRANS", "DECREASES d/l", "AGE");
+            for (WorkerTransport t : d.getTransportList()) {
+                out.printf(Locale.ROOT, "%-6d %-10s %-10s %-10s %-12d %-9d %-16s %.1f s%n", t.getRank(),
+                        t.getCongestionControl() ? String.format(Locale.ROOT, "%.1f", t.getCongestionWindow()) : "fixed",
+                        t.getBaseRttNs() < 0 ? "-" : micros(t.getBaseRttNs()), micros(t.getSmoothedRttNs()),
+                        t.getPacketsSent(), t.getRetransmissions(),
+                        t.getWindowDelayDecreases() + "/" + t.getWindowLossDecreases(), t.getReportedMsAgo() / 1000.0);
+            }
+        }
         if (!d.getOnSwitch()) {
             out.println("not on the switch (" + (d.getJob().getInstalled() ? "aborted" : "still forming") + "): no slot bitmaps");
             return;
@@ -120,6 +149,10 @@ final class CtlJobCommand implements Callable<Integer> {
             out.println("... " + (d.getIncompleteSlots() - d.getSlotCopiesCount()) + " more (--max-slots)");
         }
         out.println("per-job counters: none; the switch counts per port for all jobs together (switchml ctl stats)");
+    }
+
+    private static String micros(long nanos) {
+        return String.format(Locale.ROOT, "%.0f us", nanos / 1000.0);
     }
 
     /** The seen-bitmap, one character per rank: x where it contributed, . where not. */

@@ -44,6 +44,7 @@ class CtlCommandTest {
         List<CompletableFuture<SwitchMLContext>> joining = IntStream.range(0, WORKERS)
                 .mapToObj(rank -> CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(SwitchMLConfig.builder()
                         .controller(controller).job(JOB).rank(rank).workers(WORKERS).elementsPerPacket(64).slotsPerThread(8)
+                        .congestionControl(SwitchMLConfig.CongestionControl.ON)
                         .joinTimeout(Duration.ofSeconds(60)).build())))
                 .toList();
         joining.forEach(f -> workers.add(f.join()));
@@ -95,7 +96,11 @@ class CtlCommandTest {
     void jobShowsTheJobAndItsSlotBitmaps() {
         int number = workers.get(0).jobNumber();
         JsonObject byName = json(ctl("job", JOB));
-        assertThat(json(ctl("job", Integer.toString(number)))).isEqualTo(byName);
+        JsonObject byNumber = json(ctl("job", Integer.toString(number)));
+        // The transport reports age between the two calls (and may be renewed): the rest is the same.
+        byName.remove("transport");
+        byNumber.remove("transport");
+        assertThat(byNumber).isEqualTo(byName);
         assertThat(byName.getAsJsonObject("job").get("name").getAsString()).isEqualTo(JOB);
         assertThat(byName.get("on_switch").getAsBoolean()).isTrue();
         JsonObject bitmaps = byName.getAsJsonObject("slot_bitmaps");
@@ -108,6 +113,36 @@ class CtlCommandTest {
         Run table = run("ctl", "--controller", controller, "job", JOB);
         assertThat(table.out()).contains("slot bitmaps (read from the switch's registers without synchronizing",
                 "0 of 16 slot copies");
+    }
+
+    @Test
+    void jobShowsEachRanksTransportAsItLastReportedIt() throws InterruptedException {
+        // Reports come about once a second; wait (at most 10 s) for the ones sent after the all-reduce.
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        JsonArray transport;
+        while (true) {
+            transport = json(ctl("job", JOB)).getAsJsonArray("transport");
+            boolean reported = transport.size() == WORKERS;
+            for (int i = 0; reported && i < transport.size(); i++) {
+                reported = transport.get(i).getAsJsonObject().get("packets_sent").getAsLong() > 0;
+            }
+            if (reported) {
+                break;
+            }
+            assertThat(System.nanoTime() - deadline).as("waiting for both ranks' transport reports after the"
+                    + " all-reduce; last seen: %s", transport).isNegative();
+            Thread.sleep(100);
+        }
+        for (int rank = 0; rank < WORKERS; rank++) {
+            JsonObject t = transport.get(rank).getAsJsonObject();
+            assertThat(t.get("rank").getAsInt()).isEqualTo(rank);
+            assertThat(t.get("congestion_control").getAsBoolean()).isTrue();
+            assertThat(t.get("congestion_window").getAsDouble()).isBetween(1.0, 8.0);
+            assertThat(t.get("base_rtt_us").getAsLong()).isPositive();
+            assertThat(t.get("reported_ms_ago").getAsLong()).isNotNegative();
+        }
+        Run table = run("ctl", "--controller", controller, "job", JOB);
+        assertThat(table.out()).contains("transport (each rank's last report):", "WINDOW", "BASE_RTT", "RETRANS");
     }
 
     @Test

@@ -20,6 +20,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class RackBenchIT {
     @Test
     void benchInTheRackVerifiesEveryAlgorithmAndLeavesNoNamespaceOrLinkBehind() throws Exception {
+        benchInTheRack("fabric");
+    }
+
+    @Test
+    void withASwitchHostTheSwitchRunsBehindItsOwnLink() throws Exception {
+        benchInTheRack("1-host", "--switch-hosts", "1");
+    }
+
+    private static void benchInTheRack(String topology, String... options) throws Exception {
         assumeTrue(Rack.effectiveUid() == 0, "skipped: the emulated rack needs root (this test runs as uid "
                 + Rack.effectiveUid() + ")");
         String probe = "smlprobe" + ProcessHandle.current().pid();
@@ -33,9 +42,11 @@ class RackBenchIT {
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         int code;
         try {
-            code = SwitchMlCommand.commandLine().execute("bench", "--rack", "--rate", "200mbit", "--workers", "2",
-                    "--size", "256KiB", "--iters", "1", "--warmup", "0", "--verify", "--algo", "switchml,ring",
-                    "--format", "json");
+            List<String> args = new java.util.ArrayList<>(List.of("bench", "--rack", "--rate", "200mbit", "--workers",
+                    "2", "--size", "256KiB", "--iters", "1", "--warmup", "0", "--verify", "--algo", "switchml,ring",
+                    "--format", "json"));
+            args.addAll(List.of(options));
+            code = SwitchMlCommand.commandLine().execute(args.toArray(String[]::new));
         } finally {
             System.setOut(saved);
         }
@@ -44,9 +55,9 @@ class RackBenchIT {
         assertThat(code).as("exit code").isZero();
         assertThat(rows).hasSize(2);
         assertThat(rows.get(0)).contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"verified\": true",
-                "\"rate_bps\": 200000000");
+                "\"rate_bps\": 200000000", "\"topology\": \"" + topology + "\"");
         assertThat(rows.get(1)).contains("\"algo\": \"ring\"", "\"workers\": 2", "\"verified\": true",
-                "\"rate_bps\": 200000000");
+                "\"rate_bps\": 200000000", "\"topology\": \"" + topology + "\"");
 
         String prefix = "sml" + ProcessHandle.current().pid();
         assertThat(sh("ip", "netns", "list").output()).as("namespaces left behind").doesNotContain(prefix);
@@ -76,6 +87,12 @@ class RackBenchIT {
         assertThat(err.toString()).contains("drop probability must be in [0, 1)");
         assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--controller", "127.0.0.1:1")).isNotZero();
         assertThat(err.toString()).contains("starts its own switch");
+        assertThat(cl.execute("bench", "--switch-hosts", "1")).isNotZero();
+        assertThat(err.toString()).contains("--switch-hosts needs --rack");
+        assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "2")).isNotZero();
+        assertThat(err.toString()).contains("at most 1 host").contains("sharded");
+        assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "0")).isNotZero();
+        assertThat(err.toString()).contains("--switch-hosts must be at least 1");
     }
 
     private record Result(int code, String output) {

@@ -16,6 +16,9 @@ import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
+import io.switchml.controller.proto.TransportReport;
+import io.switchml.controller.proto.TransportReportResponse;
+import io.switchml.controller.proto.WorkerTransport;
 import io.switchml.controller.proto.WatchRequest;
 
 import java.time.Duration;
@@ -139,6 +142,31 @@ final class ControlPlaneClient implements AutoCloseable {
                             @Override
                             public void onCompleted() {
                                 answer.complete(DiagnoseResponse.getDefaultInstance()); // no-op if answered
+                            }
+                        });
+        return answer;
+    }
+
+    /** Sends the rank's transport state; fire and forget (the next report follows), failing after {@code deadline}. */
+    CompletableFuture<Void> reportTransport(int jobNumber, long jobId, int rank, WorkerTransport transport,
+                                            Duration deadline) {
+        CompletableFuture<Void> answer = new CompletableFuture<>();
+        ControllerGrpc.newStub(channel.channel()).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                .reportTransport(TransportReport.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank)
+                        .setTransport(transport).build(), new io.grpc.stub.StreamObserver<>() {
+                            @Override
+                            public void onNext(TransportReportResponse value) {
+                                answer.complete(null);
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                                answer.completeExceptionally(t);
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                                answer.complete(null);
                             }
                         });
         return answer;

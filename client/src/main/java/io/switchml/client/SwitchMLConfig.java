@@ -8,12 +8,14 @@ import io.switchml.protocol.ProtocolConstants;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
@@ -58,6 +60,15 @@ public final class SwitchMLConfig {
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
+        CONGESTION_CONTROL("congestionControl", "auto",
+                "whether each worker thread adapts its window to the path (AIMD on loss and on queueing delay, see the"
+                        + " README): on, off (always slotsPerThread in flight), auto = on unless the switch is on loopback,"
+                        + " where there is no link to congest"),
+        CONGESTION_INITIAL_WINDOW("congestionInitialWindow", "8",
+                "with congestion control: the window each worker thread starts with, 1.. (at most slotsPerThread)"),
+        CONGESTION_TARGET_DELAY_MICROS("congestionTargetDelayMicros", "2000",
+                "with congestion control: the queueing delay tolerated above the smallest RTT seen before the window"
+                        + " shrinks; keep it under the bottleneck's buffer (a 5 ms switch port)"),
         RETRANSMIT_MIN_MS("retransmitMinMs", "10",
                 "floor of the retransmission timeout; it absorbs the workers' start skew on a loaded host"),
         RETRANSMIT_INITIAL_MS("retransmitInitialMs", "20", "retransmission timeout before an RTT has been measured"),
@@ -106,6 +117,8 @@ public final class SwitchMLConfig {
      * from the path when the context connects ({@link SwitchMLContext#config()} has the values chosen).
      */
     public static final int AUTO = 0;
+    /** The launcher's own system property (see {@link Builder#systemProperties()}). */
+    public static final String LAUNCHER_HOME_PROPERTY = "switchml.home";
 
     /** What a job does when no switch is left ({@code switchml.fallback}). */
     public enum Fallback {
@@ -148,6 +161,9 @@ public final class SwitchMLConfig {
     private final int slotsPerThread;
     private final int threads;
     private final String localAddress;
+    private final CongestionControl congestionControl;
+    private final int congestionInitialWindow;
+    private final Duration congestionTargetDelay;
     private final Duration retransmitMin;
     private final Duration retransmitInitial;
     private final Duration retransmitMax;
@@ -187,6 +203,11 @@ public final class SwitchMLConfig {
                     + " = " + (long) slotsPerThread * threads + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
         }
         localAddress = string(Key.LOCAL_ADDRESS);
+        congestionControl = CongestionControl.parse(string(Key.CONGESTION_CONTROL));
+        congestionInitialWindow = (int) inRange(Key.CONGESTION_INITIAL_WINDOW, integer(Key.CONGESTION_INITIAL_WINDOW), 1,
+                ProtocolConstants.MAX_SLOTS);
+        congestionTargetDelay = Duration.ofNanos(1000 * inRange(Key.CONGESTION_TARGET_DELAY_MICROS,
+                longValue(Key.CONGESTION_TARGET_DELAY_MICROS), 1, 10_000_000));
         retransmitMin = millis(Key.RETRANSMIT_MIN_MS, 1, Integer.MAX_VALUE);
         retransmitMax = millis(Key.RETRANSMIT_MAX_MS, retransmitMin.toMillis(), Integer.MAX_VALUE);
         retransmitInitial = millis(Key.RETRANSMIT_INITIAL_MS, retransmitMin.toMillis(), retransmitMax.toMillis());
@@ -312,6 +333,39 @@ public final class SwitchMLConfig {
     /** Empty when the address is to be chosen by routing. */
     public String localAddress() {
         return localAddress;
+    }
+
+    /** Whether worker threads adapt their window to the path: on, off, or auto (on unless the switch is on loopback). */
+    public CongestionControl congestionControl() {
+        return congestionControl;
+    }
+
+    public int congestionInitialWindow() {
+        return congestionInitialWindow;
+    }
+
+    public Duration congestionTargetDelay() {
+        return congestionTargetDelay;
+    }
+
+    /** The values of {@code congestionControl}. */
+    public enum CongestionControl {
+        ON, OFF, AUTO;
+
+        /** Whether a worker thread whose switch is at {@code switchAddress} adapts its window. */
+        public boolean enabledFor(InetAddress switchAddress) {
+            return this == ON || (this == AUTO && !switchAddress.isLoopbackAddress());
+        }
+
+        static CongestionControl parse(String value) {
+            for (CongestionControl c : values()) {
+                if (c.name().equalsIgnoreCase(value)) {
+                    return c;
+                }
+            }
+            throw new IllegalArgumentException(Key.CONGESTION_CONTROL.property() + " must be on, off or auto, not '" + value
+                    + "'");
+        }
     }
 
     public Duration retransmitMin() {
@@ -469,9 +523,15 @@ public final class SwitchMLConfig {
             return properties(props);
         }
 
-        /** Takes the {@code switchml.*} system properties. */
+        /**
+         * Takes the {@code switchml.*} system properties, except {@value #LAUNCHER_HOME_PROPERTY}, which the
+         * {@code ./switchml} launcher sets for itself (the repository's place) and is no worker setting.
+         */
         public Builder systemProperties() {
-            return properties(System.getProperties());
+            Properties props = new Properties();
+            props.putAll(System.getProperties());
+            props.remove(LAUNCHER_HOME_PROPERTY);
+            return properties(props);
         }
 
         public Builder set(Key key, Object value) {
@@ -541,6 +601,18 @@ public final class SwitchMLConfig {
 
         public Builder localAddress(String address) {
             return set(Key.LOCAL_ADDRESS, address);
+        }
+
+        public Builder congestionControl(CongestionControl mode) {
+            return set(Key.CONGESTION_CONTROL, mode.name().toLowerCase(Locale.ROOT));
+        }
+
+        public Builder congestionInitialWindow(int slots) {
+            return set(Key.CONGESTION_INITIAL_WINDOW, slots);
+        }
+
+        public Builder congestionTargetDelay(Duration d) {
+            return set(Key.CONGESTION_TARGET_DELAY_MICROS, d.toNanos() / 1000);
         }
 
         public Builder retransmitMin(Duration d) {

@@ -85,6 +85,7 @@ final class SwitchSession implements AllReduce {
     /** Completed when the job is lost: a rank died, or the controller went away. */
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
     private final JobWatch watch;
+    private TransportReporter transportReporter;
     private final StallDiagnosis stallDiagnosis;
     /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
@@ -187,7 +188,8 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < sockets.count(); t++) {
             Channel channel = sockets.channel(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
-            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, statistics,
+            boolean congestionControl = config.congestionControl().enabledFor(switchEndpoints[t].getAddress());
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.
@@ -196,6 +198,7 @@ final class SwitchSession implements AllReduce {
             channel.pipeline().addLast(lane);
             lanes.add(lane);
         }
+        transportReporter = TransportReporter.start(control, jobNumber, jobId, config.rank(), statistics, sockets.channel(0).eventLoop());
     }
 
     @Override
@@ -467,6 +470,9 @@ final class SwitchSession implements AllReduce {
                 finished = operation.sequence;
                 break;
             }
+        }
+        if (transportReporter != null) {
+            transportReporter.stop();
         }
         RuntimeException closing = new IllegalStateException("the SwitchML context was closed");
         for (WorkerLane lane : lanes) {

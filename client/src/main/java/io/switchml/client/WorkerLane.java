@@ -31,14 +31,15 @@ import java.util.concurrent.TimeUnit;
  * One worker thread: its UDP socket, its range of slots in the switch, and the self-clocked window
  * over them. Everything here runs on the thread's own event loop, so nothing is shared or locked.
  *
- * <p>For each task the lane sends the first packet of every slot; the result for a slot releases
- * that slot's next packet, in the other set. Loss is detected two ways, as TCP's RACK does
- * (RFC 8985): a slot whose packet was sent well before a packet that has since been answered is
- * retransmitted at once (results come back in about the order packets were sent, since every
- * worker is clocked by the same results); and when no result arrives for a retransmission
- * timeout, the oldest outstanding packet is resent as a probe and the timeout doubles. A lost
- * packet thus delays only its own slot, and a stalled peer costs one probe per timeout, not a
- * window of retransmissions.
+ * <p>For each task the lane queues the first packet of every slot; the result for a slot queues
+ * that slot's next packet, in the other set. Queued packets go out lowest packet number first while
+ * fewer than the congestion window ({@link CongestionWindow}; all granted slots when congestion
+ * control is off) are in flight. A slot completes only when every worker sent its packet, so a
+ * window could deadlock the job: each worker's window full of packets the others hold back. Hence
+ * the lowest packet a worker has not finished always goes out, window or not: that packet is also
+ * every other worker's lowest unfinished one (each of them got the result before it in that slot),
+ * so all send it and it completes, and the job always makes progress. Loss is found by the
+ * {@link LossDetector} (RACK and a retransmission timeout); a lost packet delays only its own slot.
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** How often timers are checked; retransmission timeouts are multiples of this at best. */
@@ -61,19 +62,23 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private final SlotRounds rounds;
     /**
-     * Per window slot: the packet outstanding (-1: none), its round (sent as the tsi; its parity is
-     * the set), when it was last sent, how often.
+     * Per window slot: the packet it waits for the result of or is queued to send (-1: none), and its
+     * round (sent as the tsi; its parity is the set) once sent.
      */
     private final int[] pending;
     private final int[] pendingRound;
-    private final long[] sentAt;
-    private final long[] firstSentAt;
-    private final int[] attempts;
     /** Per window slot: max exponent and flag of the block the slot sends next (from the bootstrap). */
     private final byte[] nextExponent;
     private final byte[] nextFlag;
 
-    private final RetransmissionTimeout rto;
+    private final LossDetector loss;
+    /** Null when congestion control is off: then every granted slot may be in flight. */
+    private final CongestionWindow congestion;
+    /** Slots whose next packet waits for room in the window, lowest packet first. */
+    private final ReadySlots ready;
+    private int inFlight;
+    /** Scratch for the slots the loss detector finds lost. */
+    private final int[] lost;
     private final ArrayDeque<LaneTask> queue = new ArrayDeque<>();
     /**
      * Per window slot: the packet it sends, encoded once and resent as it is. A result for the slot
@@ -90,10 +95,6 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private LaneTask current;
     private int activeSlots;
     private long deadline;
-    /** Send time of the most recently sent packet that has been answered. */
-    private long latestAnsweredSentAt;
-    /** When a result last arrived or the timer last fired; the timeout counts from here. */
-    private long lastProgressAt;
     /** When a result of the running task last arrived (or the task started): silence counts from here. */
     private long lastResultAt;
     private boolean silenceReported;
@@ -109,7 +110,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     record Snapshot(LaneTask running, BitSet runningHeld, List<LaneTask> queued) {
     }
 
-    WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config,
+    WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
                WorkerStatistics statistics, LaneFailureHandler failures, Runnable silenceListener, Channel channel) {
         this.index = index;
         this.slotBase = index * window;
@@ -127,13 +128,17 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.rounds = new SlotRounds(window);
         this.pending = new int[window];
         this.pendingRound = new int[window];
-        this.sentAt = new long[window];
-        this.firstSentAt = new long[window];
-        this.attempts = new int[window];
         this.nextExponent = new byte[window];
         this.nextFlag = new byte[window];
-        this.rto = new RetransmissionTimeout(config.retransmitMin().toNanos(), config.retransmitInitial().toNanos(),
-                config.retransmitMax().toNanos());
+        this.loss = new LossDetector(window, new RetransmissionTimeout(config.retransmitMin().toNanos(),
+                config.retransmitInitial().toNanos(), config.retransmitMax().toNanos()));
+        this.congestion = congestionControl ? new CongestionWindow(window, config.congestionInitialWindow(),
+                config.congestionTargetDelay().toNanos()) : null;
+        this.ready = new ReadySlots(window);
+        this.lost = new int[window];
+        if (congestion != null) {
+            statistics.congestionWindow = congestion.window();
+        }
         this.txBuffers = new ByteBuf[window];
         this.txPackets = new AggregationPacket[window];
         this.txBytes = new int[window];
@@ -222,10 +227,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         current = task;
         long now = System.nanoTime();
         deadline = now + operationTimeoutNanos;
-        lastProgressAt = now;
         lastResultAt = now;
         silenceReported = false;
-        latestAnsweredSentAt = now;
+        loss.start(now);
         activeSlots = 0;
         SlotSchedule schedule = task.schedule;
         for (int i = 0; i < window; i++) {
@@ -233,29 +237,56 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             pending[i] = q;
             if (q >= 0) {
                 activeSlots++;
-                send(i, q, true);
+                enqueue(i);
             }
         }
+        sendReady();
         channel.flush();
         if (activeSlots == 0) {
             finishCurrent();
         }
     }
 
+    /** Slot i's next packet waits for room in the window. */
+    private void enqueue(int i) {
+        ready.add(i, pending[i]);
+    }
+
+    /**
+     * Sends queued packets, lowest first, while the window has room; and beyond it the lowest queued
+     * packet when it is lower than every packet in flight (this worker's lowest unfinished one, which
+     * every worker sends: see the class comment).
+     */
+    private void sendReady() {
+        int allowed = congestion == null ? window : congestion.allowed();
+        while (!ready.isEmpty() && (inFlight < allowed || ready.lowestPacket() < lowestInFlight())) {
+            int i = ready.poll();
+            inFlight++;
+            send(i, pending[i], true);
+        }
+    }
+
+    /** The lowest packet number in flight; MAX_VALUE when none. Scanned only when the window is full. */
+    private int lowestInFlight() {
+        int lowest = Integer.MAX_VALUE;
+        for (int i = 0; i < window; i++) {
+            if (loss.isOutstanding(i) && pending[i] < lowest) {
+                lowest = pending[i];
+            }
+        }
+        return lowest;
+    }
+
     /** Builds packet q of the current task on window slot i (fresh) or sends the slot's packet again. */
     private void send(int i, int q, boolean fresh) {
         if (fresh) {
             pendingRound[i] = rounds.take(i);
-            attempts[i] = 0;
             encode(i, q);
         }
         ByteBuf packet = txBuffers[i];
         packet.setIndex(0, txBytes[i]);
         channel.write(packet.retain(), channel.voidPromise());
-        sentAt[i] = System.nanoTime();
-        if (fresh) {
-            firstSentAt[i] = sentAt[i];
-        }
+        loss.sent(i, System.nanoTime(), fresh);
         statistics.packetsSent.increment();
         statistics.bytesSent.add(size.packetBytes());
     }
@@ -317,9 +348,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             return;
         }
         int q = pending[i];
-        if (task == null || q < 0 || rx.tsi() != pendingRound[i] || rx.set() != SlotRounds.setOf(pendingRound[i])) {
+        // A slot whose next packet is still queued has nothing outstanding: a result for it is a duplicate.
+        if (task == null || q < 0 || !loss.isOutstanding(i) || rx.tsi() != pendingRound[i]
+                || rx.set() != SlotRounds.setOf(pendingRound[i])) {
             statistics.duplicateResults.increment();
-            rto.spuriousRetransmission();
+            loss.duplicate();
             return;
         }
         if (content.readableBytes() != txBytes[i]) {
@@ -327,16 +360,23 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             return;
         }
         long now = System.nanoTime();
-        if (attempts[i] == 0) {
-            rto.sample(now - sentAt[i]);
-            statistics.smoothedRttNanos = rto.smoothedRttNanos();
+        long sentAt = loss.sentAt(i);
+        long rtt = loss.answered(i, now);
+        inFlight--;
+        if (rtt >= 0) {
+            statistics.smoothedRttNanos = loss.smoothedRttNanos();
         }
-        rto.answered();
-        lastProgressAt = now;
+        if (congestion != null) {
+            long delayDecreases = congestion.delayDecreases();
+            congestion.onResult(sentAt, rtt, now);
+            if (congestion.delayDecreases() != delayDecreases) {
+                statistics.windowDelayDecreases.increment();
+            }
+            statistics.congestionWindow = congestion.window();
+            statistics.baseRttNanos = congestion.baseRttNanos();
+        }
         lastResultAt = now;
         silenceReported = false;
-        // An answer to a retransmitted packet may answer the original: count the original's time.
-        latestAnsweredSentAt = Math.max(latestAnsweredSentAt, attempts[i] == 0 ? sentAt[i] : firstSentAt[i]);
         accept(task, i, q);
     }
 
@@ -387,9 +427,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int next = schedule.nextPacket(q);
         pending[i] = next;
         if (next >= 0) {
-            send(i, next, true);
+            enqueue(i);
+            sendReady();
         } else if (--activeSlots == 0) {
             finishCurrent();
+        } else {
+            sendReady(); // the window may have grown
         }
     }
 
@@ -418,43 +461,27 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             silenceReported = true; // once per silence: a result re-arms it
             silenceListener.run();
         }
-        // Lost: sent before a packet that has been answered, by more than the reordering window.
-        long lostBefore = latestAnsweredSentAt - rto.reorderWindowNanos();
-        int oldest = -1;
-        boolean sent = false;
-        for (int i = 0; i < window; i++) {
-            if (pending[i] < 0) {
-                continue;
-            }
-            if (sentAt[i] - lostBefore < 0) {
-                retransmit(i);
-                sent = true;
-            } else if (oldest < 0 || sentAt[i] - sentAt[oldest] < 0) {
-                oldest = i;
-            }
+        int n = loss.detect(now, lost);
+        if (n == 0) {
+            return;
         }
-        long overdue = now - rto.timeoutNanos();
-        if (!sent && oldest >= 0 && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
-            // Nothing came back for a whole timeout: resend every overdue packet, then wait longer.
+        if (loss.timedOut()) {
             statistics.retransmissionTimeouts.increment();
-            rto.backoff();
-            lastProgressAt = now;
-            for (int i = 0; i < window; i++) {
-                if (pending[i] >= 0 && sentAt[i] - overdue < 0) {
-                    retransmit(i);
+        }
+        for (int j = 0; j < n; j++) {
+            int i = lost[j];
+            if (congestion != null) {
+                long lossDecreases = congestion.lossDecreases();
+                congestion.onLoss(loss.sentAt(i), now);
+                if (congestion.lossDecreases() != lossDecreases) {
+                    statistics.windowLossDecreases.increment();
+                    statistics.congestionWindow = congestion.window();
                 }
             }
-            sent = true;
+            statistics.retransmissions.increment();
+            send(i, pending[i], false);
         }
-        if (sent) {
-            channel.flush();
-        }
-    }
-
-    private void retransmit(int i) {
-        attempts[i]++;
-        statistics.retransmissions.increment();
-        send(i, pending[i], false);
+        channel.flush();
     }
 
     private AllReduceTimeoutException timeoutError(LaneTask task) {
@@ -478,6 +505,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private void reset() {
         current = null;
         Arrays.fill(pending, -1);
+        for (int i = 0; i < window; i++) {
+            loss.forget(i);
+        }
+        ready.clear();
+        inFlight = 0;
     }
 
     private int blockStart(LaneTask task, int block) {

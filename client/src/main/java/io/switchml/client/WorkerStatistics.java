@@ -20,7 +20,12 @@ public final class WorkerStatistics {
     final LongAdder blocksKept = new LongAdder();
     final LongAdder blocksRedone = new LongAdder();
     final LongAdder blocksCopied = new LongAdder();
+    final LongAdder windowDelayDecreases = new LongAdder();
+    final LongAdder windowLossDecreases = new LongAdder();
     volatile long smoothedRttNanos;
+    /** Congestion control: the last window and base RTT of any worker thread (0, -1 when off). */
+    volatile double congestionWindow;
+    volatile long baseRttNanos = -1;
 
     /** A consistent-enough copy for reporting. */
     public Snapshot snapshot() {
@@ -28,7 +33,8 @@ public final class WorkerStatistics {
                 retransmissionTimeouts.sum(), duplicateResults.sum(),
                 malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos,
                 injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum(), failovers.sum(), blocksKept.sum(),
-                blocksRedone.sum(), blocksCopied.sum(), bytesSent.sum());
+                blocksRedone.sum(), blocksCopied.sum(), bytesSent.sum(), congestionWindow, baseRttNanos,
+                windowDelayDecreases.sum(), windowLossDecreases.sum());
     }
 
     /**
@@ -51,11 +57,18 @@ public final class WorkerStatistics {
      * @param blocksCopied      at failovers: blocks some workers held and others did not, copied from the lowest rank
      *                          that held them (its result, through the new switch or ring; the others added zeros)
      * @param bytesSent         UDP payload bytes of the packets sent (headers and retransmissions included)
+     * @param congestionWindow  with congestion control: the last window (slots in flight, with its fraction) of any
+     *                          worker thread; 0 when it is off
+     * @param baseRttNanos      with congestion control: the smallest RTT a worker thread saw; -1 when off or unknown
+     * @param windowDelayDecreases times a window shrank because the RTT rose above base RTT + target delay
+     * @param windowLossDecreases  times a window halved because a packet was lost
      */
     public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
                            long duplicateResults,
                            long malformedResults, long operations, long operationTimeouts, long smoothedRttNanos,
                            long injectedDrops, long injectedDuplicates, long injectedDelays, long failovers,
-                           long blocksKept, long blocksRedone, long blocksCopied, long bytesSent) {
+                           long blocksKept, long blocksRedone, long blocksCopied, long bytesSent,
+                           double congestionWindow, long baseRttNanos, long windowDelayDecreases,
+                           long windowLossDecreases) {
     }
 }

@@ -26,6 +26,9 @@ class SwitchMLConfigTest {
         assertThat(c.retransmitMin()).isEqualTo(Duration.ofMillis(10));
         assertThat(c.operationTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.localAddress()).isEmpty();
+        assertThat(c.congestionControl()).isEqualTo(SwitchMLConfig.CongestionControl.AUTO);
+        assertThat(c.congestionInitialWindow()).isEqualTo(8);
+        assertThat(c.congestionTargetDelay()).isEqualTo(Duration.ofMillis(2));
         for (SwitchMLConfig.Key k : SwitchMLConfig.Key.values()) {
             assertThat(k.property()).startsWith("switchml.");
             assertThat(k.description()).isNotBlank();
@@ -69,6 +72,14 @@ class SwitchMLConfigTest {
                 .hasMessageContaining("exceeds the 16384 slots");
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).controller("nohost").build())
                 .hasMessageContaining("host:port");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .set(SwitchMLConfig.Key.CONGESTION_CONTROL, "yes").build())
+                .hasMessageContaining("switchml.congestionControl must be on, off or auto, not 'yes'");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).congestionInitialWindow(0).build())
+                .hasMessageContaining("switchml.congestionInitialWindow = 0 outside");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .set(SwitchMLConfig.Key.CONGESTION_TARGET_DELAY_MICROS, 0).build())
+                .hasMessageContaining("switchml.congestionTargetDelayMicros = 0 outside");
         Properties p = new Properties();
         p.setProperty("switchml.windowSize", "3");
         assertThatThrownBy(() -> SwitchMLConfig.builder().properties(p))
@@ -79,6 +90,22 @@ class SwitchMLConfigTest {
                 .hasMessageContaining("switchml.workers must be an integer, not 'four'");
         assertThatThrownBy(() -> SwitchMLConfig.builder().file(Path.of("/nonexistent/switchml.properties")))
                 .hasMessageContaining("cannot read configuration file");
+    }
+
+    @Test
+    void theLaunchersHomePropertyIsNoWorkerSetting() {
+        String saved = System.getProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
+        System.setProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY, "/opt/switchml");
+        try {
+            SwitchMLConfig c = SwitchMLConfig.builder().systemProperties().rank(0).workers(1).build();
+            assertThat(c.toMap()).doesNotContainKey(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
+        } finally {
+            if (saved == null) {
+                System.clearProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
+            } else {
+                System.setProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY, saved);
+            }
+        }
     }
 
     @Test

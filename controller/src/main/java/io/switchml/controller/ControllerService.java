@@ -19,6 +19,8 @@ import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.controller.proto.LeaveResponse;
+import io.switchml.controller.proto.TransportReport;
+import io.switchml.controller.proto.TransportReportResponse;
 import io.switchml.controller.proto.SetDropProbabilitiesRequest;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
@@ -116,6 +118,12 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
         registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(), request.getOperations(),
                 Caller.current(),
                 reply(observer, v -> LeaveResponse.getDefaultInstance()));
+    }
+
+    @Override
+    public void reportTransport(TransportReport request, StreamObserver<TransportReportResponse> observer) {
+        registry.reportTransport(request.getJobNumber(), request.getJobId(), request.getRank(), request.getTransport(),
+                Caller.current(), reply(observer, v -> TransportReportResponse.getDefaultInstance()));
     }
 
     @Override

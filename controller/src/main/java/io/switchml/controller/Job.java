@@ -38,6 +38,8 @@ final class Job {
     final byte[] secretDigest;
     /** The address each joining rank's call came from (null where unknown), to cap what one peer may hold. */
     final Map<Integer, java.net.InetAddress> joinPeers = new HashMap<>();
+    /** Each rank's latest transport report and when it arrived (System.nanoTime()), in rank order. */
+    final Map<Integer, TransportReports.Received> transport = new TreeMap<>();
 
     Job(String name, JobParameters parameters, byte[] secretDigest) {
         this.name = name;

@@ -300,6 +300,23 @@ final class JobRegistry {
         reply.ok(null);
     }
 
+    /** A rank's transport report: kept (the latest per rank) for {@link #detail}. */
+    synchronized void reportTransport(int jobNumber, long jobId, int rank,
+                                      io.switchml.controller.proto.WorkerTransport transport, Caller caller,
+                                      Reply<Void> reply) {
+        Job job = installedJob(jobNumber, rank, caller, reply);
+        if (job == null) {
+            return;
+        }
+        if (jobId != 0 && job.id != jobId) {
+            reply.error(new ControlException(Status.NOT_FOUND, "job number " + jobNumber + " is another run now"));
+            return;
+        }
+        job.transport.put(rank, new TransportReports.Received(transport.toBuilder().setRank(rank)
+                .setReportedMsAgo(0).build(), System.nanoTime()));
+        reply.ok(null);
+    }
+
     private <T> Job installedJob(int jobNumber, int rank, Caller caller, Reply<T> reply) {
         Job job = knownJob(jobNumber, 0, rank, caller, reply::error);
         if (job != null && job.left.contains(rank)) {

@@ -65,6 +65,7 @@ final class JobViews {
                     .addAllContributedRanks(round.contributedRanks())));
             b.setSlotCopiesTruncated(slots.inProgress().size() > limit);
         });
+        b.addAllTransport(TransportReports.aged(job.transport.values(), System.nanoTime()));
         return b.build();
     }
 }

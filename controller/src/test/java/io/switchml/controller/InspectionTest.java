@@ -11,6 +11,8 @@ import io.switchml.controller.proto.SetDropProbabilitiesRequest;
 import io.switchml.controller.proto.SlotCopy;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
+import io.switchml.controller.proto.TransportReport;
+import io.switchml.controller.proto.WorkerTransport;
 import io.switchml.controller.proto.WorkerStatus;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +47,33 @@ class InspectionTest extends ControllerTestSupport {
             assertThat(job.getEndpointsList()).extracting(WorkerStatus::getRank).containsExactly(0, 1);
             assertThat(job.getEndpoints(1).getPortsList()).containsExactly(42_010);
         });
+    }
+
+    @Test
+    void jobDetailHasEachRanksLatestTransportReport() {
+        List<JoinResponse> joined = joinAll(List.of(joinRequest("transport", 0, params(2), 44_000).build(),
+                joinRequest("transport", 1, params(2), 44_100).build()));
+        int number = joined.get(0).getJobNumber();
+        long id = joined.get(0).getJobId();
+        WorkerTransport first = WorkerTransport.newBuilder().setCongestionControl(true).setCongestionWindow(7.5)
+                .setBaseRttNs(900_000).setSmoothedRttNs(1_500_000).setPacketsSent(100).setRetransmissions(2)
+                .setWindowDelayDecreases(3).setWindowLossDecreases(1).build();
+        stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(id).setRank(1)
+                .setTransport(first).build());
+        stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(id).setRank(1)
+                .setTransport(first.toBuilder().setPacketsSent(200).setRank(0)).build()); // the report's rank counts
+        JobDetailResponse detail = stub().jobDetail(JobDetailRequest.newBuilder().setJobNumber(number).build());
+        assertThat(detail.getTransportList()).singleElement().satisfies(t -> {
+            assertThat(t.getRank()).isEqualTo(1);
+            assertThat(t.getPacketsSent()).as("the latest report").isEqualTo(200);
+            assertThat(t.getCongestionWindow()).isEqualTo(7.5);
+            assertThat(t.getWindowDelayDecreases()).isEqualTo(3);
+            assertThat(t.getReportedMsAgo()).isNotNegative();
+        });
+        assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(id + 1)
+                .setRank(0).setTransport(first).build()), Code.NOT_FOUND, "another run");
+        assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setRank(5)
+                .setTransport(first).build()), Code.INVALID_ARGUMENT, "rank 5");
     }
 
     @Test

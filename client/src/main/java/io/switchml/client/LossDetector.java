@@ -1,0 +1,145 @@
+package io.switchml.client;
+
+import java.util.Arrays;
+
+/**
+ * Loss detection for one worker thread's slots, as TCP's RACK does (RFC 8985), with the retransmission
+ * timeout of RFC 6298 ({@link RetransmissionTimeout}); docs/ARCHITECTURE.md section 4. Results come back in
+ * about the order packets were sent, since every worker is clocked by the same results, so a slot whose
+ * packet was sent well before a packet that has since been answered is lost; and when no result arrives
+ * for a whole timeout, the overdue packets are resent and the timeout doubles. A stalled peer thus costs
+ * one probe per timeout, not a window of retransmissions.
+ *
+ * <p>It keeps time only through the timestamps it is given (no clock, no I/O), so it can be driven by
+ * synthetic sequences; it owns which slots are outstanding and when each was sent. One event loop
+ * uses it; it is not thread-safe.
+ */
+final class LossDetector {
+    private final RetransmissionTimeout rto;
+    private final boolean[] outstanding;
+    private final long[] sentAt;
+    private final long[] firstSentAt;
+    private final int[] attempts;
+    /** Send time of the most recently sent packet that has been answered. */
+    private long latestAnsweredSentAt;
+    /** When a result last arrived or the timer last fired; the timeout counts from here. */
+    private long lastProgressAt;
+    private boolean timedOut;
+
+    LossDetector(int slots, RetransmissionTimeout rto) {
+        if (slots < 1) {
+            throw new IllegalArgumentException("a loss detector needs at least one slot, not " + slots);
+        }
+        this.rto = rto;
+        this.outstanding = new boolean[slots];
+        this.sentAt = new long[slots];
+        this.firstSentAt = new long[slots];
+        this.attempts = new int[slots];
+    }
+
+    /** A new task starts at {@code now}: nothing is outstanding, and the timeout counts from now. */
+    void start(long now) {
+        Arrays.fill(outstanding, false);
+        latestAnsweredSentAt = now;
+        lastProgressAt = now;
+    }
+
+    /** Slot {@code i}'s packet went out at {@code now}: a new packet ({@code fresh}) or the same one again. */
+    void sent(int i, long now, boolean fresh) {
+        if (fresh) {
+            attempts[i] = 0;
+            firstSentAt[i] = now;
+        } else {
+            attempts[i]++;
+        }
+        outstanding[i] = true;
+        sentAt[i] = now;
+    }
+
+    /**
+     * The result for slot {@code i}'s outstanding packet arrived at {@code now}. Returns the round-trip
+     * time it measured, or -1 when the packet had been sent more than once (Karn's rule: which copy
+     * was answered is unknown).
+     */
+    long answered(int i, long now) {
+        long rtt = attempts[i] == 0 ? now - sentAt[i] : -1;
+        if (rtt >= 0) {
+            rto.sample(rtt);
+        }
+        rto.answered();
+        lastProgressAt = now;
+        // An answer to a retransmitted packet may answer the original: count the original's time.
+        latestAnsweredSentAt = Math.max(latestAnsweredSentAt, attempts[i] == 0 ? sentAt[i] : firstSentAt[i]);
+        outstanding[i] = false;
+        return rtt;
+    }
+
+    /** A result arrived for a packet already answered: a retransmission was not needed. */
+    void duplicate() {
+        rto.spuriousRetransmission();
+    }
+
+    /** Slot {@code i} has nothing outstanding any more (its task was dropped). */
+    void forget(int i) {
+        outstanding[i] = false;
+    }
+
+    boolean isOutstanding(int i) {
+        return outstanding[i];
+    }
+
+    /** When slot {@code i}'s outstanding packet was last sent. */
+    long sentAt(int i) {
+        return sentAt[i];
+    }
+
+    /** How often slot {@code i}'s packet was sent again. */
+    int attempts(int i) {
+        return attempts[i];
+    }
+
+    /**
+     * The slots to send again at {@code now}, written to {@code lost} (which holds one entry per slot);
+     * returns how many. Either those sent more than the reordering window before the latest answered
+     * packet (RACK), or, when there are none and nothing came back for a whole timeout, every overdue
+     * slot ({@link #timedOut()} is then true, and the timeout has doubled).
+     */
+    int detect(long now, int[] lost) {
+        timedOut = false;
+        long lostBefore = latestAnsweredSentAt - rto.reorderWindowNanos();
+        int n = 0;
+        int oldest = -1;
+        for (int i = 0; i < outstanding.length; i++) {
+            if (!outstanding[i]) {
+                continue;
+            }
+            if (sentAt[i] - lostBefore < 0) {
+                lost[n++] = i;
+            } else if (oldest < 0 || sentAt[i] - sentAt[oldest] < 0) {
+                oldest = i;
+            }
+        }
+        long overdue = now - rto.timeoutNanos();
+        if (n == 0 && oldest >= 0 && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
+            timedOut = true;
+            rto.backoff();
+            lastProgressAt = now;
+            for (int i = 0; i < outstanding.length; i++) {
+                if (outstanding[i] && sentAt[i] - overdue < 0) {
+                    lost[n++] = i;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Whether the last {@link #detect} found a whole timeout without a result. */
+    boolean timedOut() {
+        return timedOut;
+    }
+
+    /** Smoothed RTT in nanoseconds; 0 before the first sample. */
+    long smoothedRttNanos() {
+        return rto.smoothedRttNanos();
+    }
+}

@@ -1,6 +1,8 @@
 package io.switchml.bench;
 
 import io.switchml.collectives.Compression;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.Rack;
 import io.switchml.protocol.DataType;
 
 import java.time.Duration;
@@ -26,12 +28,12 @@ import java.util.Map;
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
-                           long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms,
+                           long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
                            Rack.Spec rack, Compression compression) {
     /** With the default compression settings. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
-                        long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms,
+                        long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
                         Rack.Spec rack) {
         this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
                 dropProbability, algorithms, rack, Compression.DEFAULTS);
@@ -40,7 +42,7 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
     /** On this host, without the rack. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
-                        long seed, Duration workerTimeout, double dropProbability, List<BenchAlgorithm> algorithms) {
+                        long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms) {
         this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
                 dropProbability, algorithms, null);
     }
@@ -50,7 +52,7 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                         long seed, Duration workerTimeout, double dropProbability) {
         this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
-                dropProbability, List.of(BenchAlgorithm.SWITCHML));
+                dropProbability, List.of(AllReduceAlgorithm.SWITCHML));
     }
 
     /** Only {@code switchml}, without switch drops. */

@@ -1,5 +1,6 @@
 package io.switchml.bench;
 
+import io.switchml.launch.PlotFiles;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
@@ -57,26 +58,12 @@ public final class BenchPlot {
     private BenchPlot() {
     }
 
-    /** Fails with a clear message when the plot could not be written to this file, so a long run is not wasted. */
-    public static void requireWritable(Path file) {
-        Path parent = file.toAbsolutePath().getParent();
-        if (Files.isDirectory(file)) {
-            throw cannotWrite(file, "it is a directory");
-        }
-        if (parent == null || !Files.isDirectory(parent)) {
-            throw cannotWrite(file, "the directory " + parent + " does not exist");
-        }
-        if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(parent)) {
-            throw cannotWrite(file, "no permission to write it");
-        }
-    }
-
     /** Draws the rows of a run and writes them to {@code file} as PNG. */
     public static void write(List<BenchRow> rows, Path file) {
         if (rows.isEmpty()) {
             throw new BenchException("nothing to plot: the bench produced no rows");
         }
-        requireWritable(file);
+        PlotFiles.requireWritable(file);
         BufferedImage image = new BufferedImage(2 * CHART_WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -86,7 +73,7 @@ public final class BenchPlot {
         try (OutputStream out = Files.newOutputStream(file)) {
             ChartUtils.writeBufferedImageAsPNG(out, image);
         } catch (IOException e) {
-            throw cannotWrite(file, e.toString());
+            throw PlotFiles.cannotWrite(file, e.toString());
         }
     }
 
@@ -148,10 +135,6 @@ public final class BenchPlot {
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
         return chart;
-    }
-
-    private static BenchException cannotWrite(Path file, String why) {
-        return new BenchException("cannot write the plot to " + file + ": " + why);
     }
 
     /** Tick labels of the size axis in the bench's units: 4KiB, 64MiB. */

@@ -1,5 +1,7 @@
 package io.switchml.bench;
 
+import io.switchml.launch.AllReduceAlgorithm;
+
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.function.LongSupplier;
@@ -31,7 +33,7 @@ final class BenchProgress {
         this.lastEvent = start;
     }
 
-    void groupStarted(BenchAlgorithm algorithm, int workers) {
+    void groupStarted(AllReduceAlgorithm algorithm, int workers) {
         lastEvent = nanoClock.getAsLong();
         out.println(counter() + " " + algorithm.id() + " n=" + workers
                 + (algorithm.compressed() ? " (" + compression.describe(algorithm.collective()) + ")" : "")

@@ -3,6 +3,12 @@ package io.switchml.bench;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.PeerEndpoints;
+import io.switchml.launch.Rack;
+import io.switchml.launch.RackSwitch;
+import io.switchml.launch.WorkerGroup;
+import io.switchml.launch.WorkerProcess;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -13,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -25,7 +30,7 @@ import java.util.function.Consumer;
  */
 public final class BenchRunner {
     /** The algorithm of the rows when none is chosen. */
-    public static final String ALGO = BenchAlgorithm.SWITCHML.id();
+    public static final String ALGO = AllReduceAlgorithm.SWITCHML.id();
 
     private final BenchOptions options;
     private final PrintStream progress;
@@ -49,7 +54,7 @@ public final class BenchRunner {
         }
         AggregationService embedded = null;
         String controller = options.controller();
-        boolean needsSwitch = options.algorithms().stream().anyMatch(BenchAlgorithm::needsSwitch);
+        boolean needsSwitch = options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch);
         if (controller == null && needsSwitch) {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
                     .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
@@ -74,7 +79,7 @@ public final class BenchRunner {
         BenchProgress status = new BenchProgress(quiet ? new PrintStream(OutputStream.nullOutputStream()) : progress,
                 options, System::nanoTime);
         for (int n : options.workers()) {
-            for (BenchAlgorithm algorithm : options.algorithms()) {
+            for (AllReduceAlgorithm algorithm : options.algorithms()) {
                 status.groupStarted(algorithm, n);
                 all.addAll(runWorkers(algorithm, controller, rack, n, row -> {
                     status.rowDone(row);
@@ -86,7 +91,7 @@ public final class BenchRunner {
     }
 
     /**
-     * The emulated rack: builds it, starts the switch ({@link #SWITCH_MAIN} {@code switch}) in its switch namespace
+     * The emulated rack: builds it, starts the switch ({@code switchml switch}) in its switch namespace
      * when an algorithm needs one, runs every worker in its own namespace, and removes it all afterwards.
      */
     private List<BenchRow> runInRack(Consumer<BenchRow> rows) throws InterruptedException {
@@ -96,103 +101,47 @@ public final class BenchRunner {
             String controller = null;
             Process sw = null;
             try {
-                if (options.algorithms().stream().anyMatch(BenchAlgorithm::needsSwitch)) {
+                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
                     sw = startSwitch(rack);
-                    controller = Rack.SWITCH_ADDRESS + ":" + RACK_CONTROLLER_PORT;
+                    controller = Rack.SWITCH_ADDRESS + ":" + RackSwitch.CONTROLLER_PORT;
                 }
                 long rate = spec.rateBps();
                 String topology = spec.topology();
                 return runAll(controller, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
                         .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
             } finally {
-                stopRackSwitch(sw);
+                RackSwitch.stop(sw);
             }
         }
     }
 
-    /** The main class of the {@code switchml} command (module cli, which depends on this one). */
-    static final String SWITCH_MAIN = "io.switchml.cli.SwitchMlCommand";
-    static final int RACK_SWITCH_PORT = 0xBEE0;
-    public static final int RACK_CONTROLLER_PORT = 50099;
-    private static final String SWITCH_READY = "switchml switch ready";
-
     private Process startSwitch(Rack rack) throws InterruptedException {
-        return startRackSwitch(rack, options.switchPorts(), progress);
+        return RackSwitch.start(rack, options.switchPorts(), progress);
     }
 
     /**
-     * Starts {@code switchml switch} in the rack's switch namespace (controller on {@link Rack#SWITCH_ADDRESS}:
-     * {@link #RACK_CONTROLLER_PORT}) and returns once it is ready; its output goes to {@code progress}. Stop it with
-     * {@link #stopRackSwitch}.
+     * Starts a benchmark worker ({@code endpoints} receives its {@code ENDPOINT} line: ring, ps) behind a
+     * command prefix (the rack: {@code ip netns exec NS}, which execs the JVM in
+     * the namespace, so this process is the worker's JVM itself).
      */
-    public static Process startRackSwitch(Rack rack, int switchPorts, PrintStream progress) throws InterruptedException {
-        List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace()));
-        command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                SWITCH_MAIN, "switch", "--bind", Rack.SWITCH_ADDRESS, "--controller-bind", Rack.SWITCH_ADDRESS,
-                "--port", String.valueOf(RACK_SWITCH_PORT), "--ports", String.valueOf(switchPorts),
-                "--controller-port", String.valueOf(RACK_CONTROLLER_PORT)));
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (java.io.IOException e) {
-            throw new BenchException("cannot start the rack's switch (" + String.join(" ", command) + "): " + e.getMessage());
-        }
-        try {
-            p.getOutputStream().close();
-        } catch (java.io.IOException ignored) {
-            // it reads nothing
-        }
-        java.util.concurrent.CompletableFuture<Boolean> ready = new java.util.concurrent.CompletableFuture<>();
-        java.util.Deque<String> last = new java.util.concurrent.ConcurrentLinkedDeque<>();
-        Thread pump = new Thread(() -> {
-            try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
-                    java.nio.charset.StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    if (line.contains(SWITCH_READY)) {
-                        progress.println("[switch] " + line);
-                        ready.complete(true);
+    private static WorkerProcess startWorker(List<String> prefix, int rank, WorkerPlan plan, long heapBytes,
+                               BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
+                               PrintStream errors) {
+        return WorkerProcess.start(prefix, rank, BenchWorker.class.getName(), plan.toArgs(), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
+                Map.of(), !plan.algorithm().needsSwitch(), line -> {
+                    SizeReport report = SizeReport.parse(line);
+                    PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
+                    if (report != null) {
+                        reports.add(report);
+                    } else if (endpoint != null) {
+                        endpoints.add(endpoint);
                     } else {
-                        progress.println("[switch] " + line);
-                        last.addLast(line);
-                        if (last.size() > 20) {
-                            last.pollFirst();
-                        }
+                        errors.println("[rank " + rank + "] " + line);
                     }
-                }
-            } catch (java.io.IOException ignored) {
-                // the switch ended
-            }
-            ready.complete(false);
-        }, "rack-switch-output");
-        pump.setDaemon(true);
-        pump.start();
-        boolean ok;
-        try {
-            ok = ready.get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            ok = false;
-        } catch (java.util.concurrent.ExecutionException e) {
-            ok = false;
-        }
-        if (!ok) {
-            p.destroyForcibly();
-            throw new BenchException("the rack's switch did not get ready within 60 s (" + String.join(" ", command)
-                    + "):\n" + String.join("\n", last));
-        }
-        return p;
+                }, errors);
     }
 
-    /** Stops a switch {@link #startRackSwitch} started (null: nothing to stop). */
-    public static void stopRackSwitch(Process sw) throws InterruptedException {
-        if (sw != null) {
-            sw.descendants().forEach(ProcessHandle::destroyForcibly);
-            sw.destroyForcibly();
-            sw.waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private List<BenchRow> runWorkers(BenchAlgorithm algorithm, String controller, Rack rack, int n,
+    private List<BenchRow> runWorkers(AllReduceAlgorithm algorithm, String controller, Rack rack, int n,
                                       Consumer<BenchRow> rows) throws InterruptedException {
         Map<String, String> config = new LinkedHashMap<>(options.workerConfig());
         if (algorithm.needsSwitch()) {
@@ -216,7 +165,7 @@ public final class BenchRunner {
                 // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions. The
                 // compression baselines also keep a residual or scratch copy, a sum, and (verifying top-k) a replay.
                 long heap = (algorithm.compressed() ? 7 : 3) * maxBytes + (256L << 20);
-                workers.add(WorkerProcess.start(prefix, r, mine, heap, reports, endpoints, progress));
+                workers.add(startWorker(prefix, r, mine, heap, reports, endpoints, progress));
             }
             if (!algorithm.needsSwitch()) {
                 workers.introduce(endpoints);
@@ -227,7 +176,7 @@ public final class BenchRunner {
         }
     }
 
-    private List<BenchRow> collect(BenchAlgorithm algorithm, WorkerGroup workers, BlockingQueue<SizeReport> reports,
+    private List<BenchRow> collect(AllReduceAlgorithm algorithm, WorkerGroup workers, BlockingQueue<SizeReport> reports,
                                    Consumer<BenchRow> rows) throws InterruptedException {
         int n = workers.size();
         Map<Long, List<SizeReport>> bySize = new HashMap<>();

@@ -2,6 +2,7 @@ package io.switchml.bench;
 
 import io.switchml.api.AllReduce;
 import io.switchml.api.ReduceOp;
+import io.switchml.launch.WorkerConnection;
 import io.switchml.protocol.DataType;
 
 import java.util.function.BooleanSupplier;

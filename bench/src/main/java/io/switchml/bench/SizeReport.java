@@ -1,5 +1,7 @@
 package io.switchml.bench;
 
+import io.switchml.launch.LineFields;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

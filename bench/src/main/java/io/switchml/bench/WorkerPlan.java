@@ -1,6 +1,8 @@
 package io.switchml.bench;
 
 import io.switchml.collectives.Compression;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.WorkerArguments;
 import io.switchml.protocol.DataType;
 
 import java.util.ArrayList;
@@ -26,17 +28,17 @@ import java.util.Objects;
  * @param compression {@code topk} and {@code qsgd}: their settings
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
-                         DataType type, long seed, BenchAlgorithm algorithm, Compression compression) {
+                         DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression) {
     /** With the default compression settings. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
-                      DataType type, long seed, BenchAlgorithm algorithm) {
+                      DataType type, long seed, AllReduceAlgorithm algorithm) {
         this(config, sizes, iterations, warmup, verify, type, seed, algorithm, Compression.DEFAULTS);
     }
 
     /** A {@code switchml} worker. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed) {
-        this(config, sizes, iterations, warmup, verify, type, seed, BenchAlgorithm.SWITCHML);
+        this(config, sizes, iterations, warmup, verify, type, seed, AllReduceAlgorithm.SWITCHML);
     }
 
     public WorkerPlan {
@@ -88,7 +90,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         return new WorkerPlan(a.config(), sizes, Integer.parseInt(a.required("iterations")),
                 Integer.parseInt(a.required("warmup")), Boolean.parseBoolean(a.required("verify")),
                 DataType.valueOf(a.required("type")), Long.parseLong(a.required("seed")),
-                BenchAlgorithm.named(a.plan().getOrDefault("algo", BenchAlgorithm.SWITCHML.id())),
+                AllReduceAlgorithm.named(a.plan().getOrDefault("algo", AllReduceAlgorithm.SWITCHML.id())),
                 Compression.parse(a.plan().get("compression")));
     }
 }

@@ -5,6 +5,8 @@ import io.switchml.collectives.Algorithm;
 import io.switchml.collectives.Compression;
 import io.switchml.collectives.QsgdReference;
 import io.switchml.collectives.TopKReference;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.PeerEndpoints;
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
 
@@ -56,12 +58,12 @@ class BenchFormatsTest {
         assertThatThrownBy(() -> new WorkerPlan(Map.of(), List.of(6L), 1, 0, false, DataType.FLOAT32, 1))
                 .hasMessageContaining("multiple of 4");
         WorkerPlan ring = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
-                BenchAlgorithm.RING);
+                AllReduceAlgorithm.RING);
         assertThat(ring.toArgs()).contains("algo=ring");
         assertThat(WorkerPlan.parse(ring.toArgs().toArray(new String[0]))).isEqualTo(ring);
-        assertThat(plan.algorithm()).isEqualTo(BenchAlgorithm.SWITCHML);
+        assertThat(plan.algorithm()).isEqualTo(AllReduceAlgorithm.SWITCHML);
         WorkerPlan topk = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
-                BenchAlgorithm.TOPK, Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
+                AllReduceAlgorithm.TOPK, Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
         assertThat(topk.toArgs()).contains("algo=topk", "compression=ratio=0.25,levels=7,bucket=512,norm=l2,seed=1,warmup=3,momentum=0.0");
         assertThat(WorkerPlan.parse(topk.toArgs().toArray(new String[0]))).isEqualTo(topk);
     }
@@ -113,10 +115,10 @@ class BenchFormatsTest {
                 new SizeReport(0, 4, new long[]{1}, null, 1, 0, 0, 10), new SizeReport(1, 4, new long[]{1}, null, 1, 0, 0)));
         assertThat(unknown.wireBytes()).isNull();
         assertThat(unknown.wireRatio()).isNull();
-        assertThat(BenchAlgorithm.named("QSGD")).isEqualTo(BenchAlgorithm.QSGD);
-        assertThat(BenchAlgorithm.TOPK.compressed()).isTrue();
-        assertThat(BenchAlgorithm.TOPK.needsSwitch()).isFalse();
-        assertThat(BenchAlgorithm.RING.compressed()).isFalse();
+        assertThat(AllReduceAlgorithm.named("QSGD")).isEqualTo(AllReduceAlgorithm.QSGD);
+        assertThat(AllReduceAlgorithm.TOPK.compressed()).isTrue();
+        assertThat(AllReduceAlgorithm.TOPK.needsSwitch()).isFalse();
+        assertThat(AllReduceAlgorithm.RING.compressed()).isFalse();
     }
 
     @Test
@@ -138,10 +140,10 @@ class BenchFormatsTest {
 
     @Test
     void algorithmsByName() {
-        assertThat(BenchAlgorithm.named(" Ring ")).isEqualTo(BenchAlgorithm.RING);
-        assertThat(BenchAlgorithm.named("ps").collective()).isEqualTo(Algorithm.PARAMETER_SERVER);
-        assertThat(BenchAlgorithm.named("switchml").needsSwitch()).isTrue();
-        assertThatThrownBy(() -> BenchAlgorithm.named("allgather"))
+        assertThat(AllReduceAlgorithm.named(" Ring ")).isEqualTo(AllReduceAlgorithm.RING);
+        assertThat(AllReduceAlgorithm.named("ps").collective()).isEqualTo(Algorithm.PARAMETER_SERVER);
+        assertThat(AllReduceAlgorithm.named("switchml").needsSwitch()).isTrue();
+        assertThatThrownBy(() -> AllReduceAlgorithm.named("allgather"))
                 .hasMessage("unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps, topk, qsgd");
     }
 

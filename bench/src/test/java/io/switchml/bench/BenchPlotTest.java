@@ -1,9 +1,10 @@
 package io.switchml.bench;
 
+import io.switchml.launch.LaunchException;
+import io.switchml.launch.PlotFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import javax.imageio.ImageIO;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -52,10 +54,10 @@ class BenchPlotTest {
     void aPathItCannotWriteGetsAClearError() throws IOException {
         List<BenchRow> rows = List.of(new BenchRow("ring", 2, 4096, "float32", 1, 1, 1, 1, 0, null));
         Path missing = dir.resolve("no-such-dir").resolve("p.png");
-        assertThatThrownBy(() -> BenchPlot.write(rows, missing)).isInstanceOf(BenchException.class)
+        assertThatThrownBy(() -> BenchPlot.write(rows, missing)).isInstanceOf(LaunchException.class)
                 .hasMessage("cannot write the plot to " + missing + ": the directory " + missing.getParent()
                         + " does not exist");
-        assertThatThrownBy(() -> BenchPlot.requireWritable(dir)).hasMessageEndingWith(": it is a directory");
+        assertThatThrownBy(() -> PlotFiles.requireWritable(dir)).hasMessageEndingWith(": it is a directory");
         assertThatThrownBy(() -> BenchPlot.write(List.of(), dir.resolve("empty.png")))
                 .hasMessageContaining("nothing to plot");
         assertThat(Files.exists(dir.resolve("empty.png"))).isFalse();

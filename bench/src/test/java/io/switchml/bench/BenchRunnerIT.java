@@ -1,5 +1,6 @@
 package io.switchml.bench;
 
+import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +29,7 @@ class BenchRunnerIT {
         return new BenchOptions(workers, sizes, 2, 1, true, type, null, config, 1, 3, Duration.ofMinutes(3));
     }
 
-    private BenchOptions options(List<Integer> workers, List<Long> sizes, DataType type, List<BenchAlgorithm> algorithms) {
+    private BenchOptions options(List<Integer> workers, List<Long> sizes, DataType type, List<AllReduceAlgorithm> algorithms) {
         return new BenchOptions(workers, sizes, 2, 1, true, type, null, Map.of(), 1, 3, Duration.ofMinutes(3), 0, algorithms);
     }
 
@@ -70,7 +71,7 @@ class BenchRunnerIT {
         io.switchml.collectives.Compression compression = io.switchml.collectives.Compression.DEFAULTS.withRatio(0.02)
                 .withLevels(3).withBucket(128).withWarmup(2);
         BenchOptions options = new BenchOptions(List.of(1, 3), sizes, 2, 1, true, type, null, Map.of(), 1, 3,
-                Duration.ofMinutes(3), 0, List.of(BenchAlgorithm.TOPK, BenchAlgorithm.QSGD, BenchAlgorithm.RING), null,
+                Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.TOPK, AllReduceAlgorithm.QSGD, AllReduceAlgorithm.RING), null,
                 compression);
         List<BenchRow> rows = new BenchRunner(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).hasSize(18).allSatisfy(r -> {
@@ -99,7 +100,7 @@ class BenchRunnerIT {
     @EnumSource(value = DataType.class, names = {"FLOAT32", "INT32"})
     void ringAndParameterServerWorkerProcessesGetTheirReferenceResultsWithoutASwitch(DataType type) throws Exception {
         List<Long> sizes = List.of(4L, 1028L, (1L << 20) + 4);
-        List<BenchRow> rows = new BenchRunner(options(List.of(1, 3), sizes, type, List.of(BenchAlgorithm.RING, BenchAlgorithm.PS)),
+        List<BenchRow> rows = new BenchRunner(options(List.of(1, 3), sizes, type, List.of(AllReduceAlgorithm.RING, AllReduceAlgorithm.PS)),
                 new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).hasSize(12).allSatisfy(r -> {
             assertThat(r.verified()).as("%s", r).isTrue();

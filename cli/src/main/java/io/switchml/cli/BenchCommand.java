@@ -1,13 +1,14 @@
 package io.switchml.cli;
 
-import io.switchml.bench.BenchAlgorithm;
 import io.switchml.bench.BenchFormat;
 import io.switchml.bench.BenchOptions;
 import io.switchml.bench.BenchPlot;
 import io.switchml.bench.BenchRow;
 import io.switchml.bench.BenchRunner;
-import io.switchml.bench.Rack;
 import io.switchml.client.SwitchMLConfig;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.PlotFiles;
+import io.switchml.launch.Rack;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -122,10 +123,10 @@ final class BenchCommand implements Callable<Integer> {
         putIfSet(settings, SwitchMLConfig.Key.FAULT_DROP_RATE, faultDrop);
         putIfSet(settings, SwitchMLConfig.Key.FAULT_DUPLICATE_RATE, faultDuplicate);
         putIfSet(settings, SwitchMLConfig.Key.FAULT_MAX_DELAY_MICROS, faultDelayMicros);
-        List<BenchAlgorithm> algos = new ArrayList<>();
+        List<AllReduceAlgorithm> algos = new ArrayList<>();
         for (String name : algorithms) {
             try {
-                algos.add(BenchAlgorithm.named(name));
+                algos.add(AllReduceAlgorithm.named(name));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--algo: " + e.getMessage(), e);
             }
@@ -155,7 +156,7 @@ final class BenchCommand implements Callable<Integer> {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }
         if (plot != null) {
-            BenchPlot.requireWritable(plot); // before the run, which may be long
+            PlotFiles.requireWritable(plot); // before the run, which may be long
         }
         PrintStream out = System.out;
         if (rackSpec != null && output == BenchFormat.TABLE) {

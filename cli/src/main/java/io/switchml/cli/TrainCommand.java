@@ -1,16 +1,16 @@
 package io.switchml.cli;
 
 import io.switchml.client.SwitchMLConfig;
-import io.switchml.training.Aggregation;
-import io.switchml.training.TrainPlan;
-import io.switchml.training.TrainRunner;
-import io.switchml.training.TrainPlot;
-import io.switchml.training.TrainWorker;
+import io.switchml.launch.Rack;
+import io.switchml.launch.WorkerConnection;
 import io.switchml.spark.SparkTrainRunner;
 import io.switchml.spark.SparkTrainingResult;
-import io.switchml.bench.Rack;
+import io.switchml.training.Aggregation;
+import io.switchml.training.TrainPlan;
+import io.switchml.training.TrainPlot;
+import io.switchml.training.TrainRunner;
+import io.switchml.training.TrainWorker;
 import io.switchml.training.TrainingSummary;
-import io.switchml.bench.WorkerConnection;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -21,8 +21,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**

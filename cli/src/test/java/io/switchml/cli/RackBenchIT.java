@@ -1,6 +1,6 @@
 package io.switchml.cli;
 
-import io.switchml.bench.Rack;
+import io.switchml.launch.Rack;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

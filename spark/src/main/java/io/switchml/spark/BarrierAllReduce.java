@@ -1,20 +1,20 @@
 package io.switchml.spark;
 
-import io.switchml.bench.WorkerConnection;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.WorkerConnection;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.api.java.JavaFutureAction;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.slf4j.Logger;
-import scala.jdk.javaapi.CollectionConverters;
-import scala.reflect.ClassTag;
-import scala.reflect.ClassTag$;
-import scala.runtime.AbstractFunction1;
 import org.slf4j.LoggerFactory;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.reflect.ClassTag$;
+import scala.reflect.ClassTag;
+import scala.runtime.AbstractFunction1;
 
 import java.io.Serializable;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.switchml.spark;
 
-import io.switchml.bench.BenchAlgorithm;
 import io.switchml.collectives.Compression;
+import io.switchml.launch.AllReduceAlgorithm;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -31,7 +31,7 @@ public record BarrierOptions(String algorithm, String controller, String bindAdd
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
 
     public BarrierOptions {
-        BenchAlgorithm.named(Objects.requireNonNull(algorithm, "algorithm"));
+        AllReduceAlgorithm.named(Objects.requireNonNull(algorithm, "algorithm"));
         Objects.requireNonNull(bindAddress, "bindAddress");
         settings = Map.copyOf(settings);
         Compression.parse(compression);
@@ -47,7 +47,7 @@ public record BarrierOptions(String algorithm, String controller, String bindAdd
 
     /** {@code switchml} through a switch embedded in the driver on loopback, default settings, a 30-minute timeout. */
     public static BarrierOptions defaults() {
-        return new BarrierOptions(BenchAlgorithm.SWITCHML.id(), null, "127.0.0.1", Map.of(), Compression.DEFAULTS.toSpec(),
+        return new BarrierOptions(AllReduceAlgorithm.SWITCHML.id(), null, "127.0.0.1", Map.of(), Compression.DEFAULTS.toSpec(),
                 DEFAULT_TIMEOUT);
     }
 
@@ -84,7 +84,7 @@ public record BarrierOptions(String algorithm, String controller, String bindAdd
         return new BarrierOptions(algorithm, controller, bindAddress, settings, compression, t);
     }
 
-    BenchAlgorithm benchAlgorithm() {
-        return BenchAlgorithm.named(algorithm);
+    AllReduceAlgorithm benchAlgorithm() {
+        return AllReduceAlgorithm.named(algorithm);
     }
 }

@@ -1,7 +1,7 @@
 package io.switchml.spark;
 
-import io.switchml.bench.PeerEndpoints;
-import io.switchml.bench.WorkerConnection;
+import io.switchml.launch.PeerEndpoints;
+import io.switchml.launch.WorkerConnection;
 import org.apache.spark.BarrierTaskContext;
 
 import java.net.InetSocketAddress;

@@ -1,11 +1,11 @@
 package io.switchml.spark;
 
-import io.switchml.bench.WorkerConnection;
 import io.switchml.client.SwitchMLConfig;
+import io.switchml.launch.WorkerConnection;
 import io.switchml.training.Aggregation;
+import io.switchml.training.EpochReport;
 import io.switchml.training.FashionMnist;
 import io.switchml.training.FinalReport;
-import io.switchml.training.EpochReport;
 import io.switchml.training.TrainPlan;
 import io.switchml.training.TrainRunner;
 import io.switchml.training.TrainWorker;

@@ -1,6 +1,6 @@
 package io.switchml.training;
 
-import io.switchml.bench.BenchAlgorithm;
+import io.switchml.launch.AllReduceAlgorithm;
 
 import java.util.Locale;
 
@@ -11,21 +11,21 @@ import java.util.Locale;
  * ({@code none}: one process training alone, the reference that data-parallel training must match).
  */
 public enum Aggregation {
-    SWITCHML(BenchAlgorithm.SWITCHML),
-    RING(BenchAlgorithm.RING),
-    PS(BenchAlgorithm.PS),
-    TOPK(BenchAlgorithm.TOPK),
-    QSGD(BenchAlgorithm.QSGD),
+    SWITCHML(AllReduceAlgorithm.SWITCHML),
+    RING(AllReduceAlgorithm.RING),
+    PS(AllReduceAlgorithm.PS),
+    TOPK(AllReduceAlgorithm.TOPK),
+    QSGD(AllReduceAlgorithm.QSGD),
     NONE(null);
 
-    private final BenchAlgorithm algorithm;
+    private final AllReduceAlgorithm algorithm;
 
-    Aggregation(BenchAlgorithm algorithm) {
+    Aggregation(AllReduceAlgorithm algorithm) {
         this.algorithm = algorithm;
     }
 
     /** The all-reduce that sums the gradients, or null for {@code none}. */
-    public BenchAlgorithm algorithm() {
+    public AllReduceAlgorithm algorithm() {
         return algorithm;
     }
 

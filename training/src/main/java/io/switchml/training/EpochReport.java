@@ -1,6 +1,6 @@
 package io.switchml.training;
 
-import io.switchml.bench.LineFields;
+import io.switchml.launch.LineFields;
 
 import java.util.Locale;
 import java.util.Map;

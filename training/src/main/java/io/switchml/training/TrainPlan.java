@@ -1,7 +1,7 @@
 package io.switchml.training;
 
-import io.switchml.bench.WorkerArguments;
 import io.switchml.collectives.Compression;
+import io.switchml.launch.WorkerArguments;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.switchml.training;
 
-import io.switchml.bench.BenchPlot;
+import io.switchml.launch.PlotFiles;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -30,9 +30,9 @@ public final class TrainPlot {
     private TrainPlot() {
     }
 
-    /** Fails now, before a long run, if the plot could not be written (see {@link BenchPlot#requireWritable}). */
+    /** Fails now, before a long run, if the plot could not be written (see {@link PlotFiles#requireWritable}). */
     public static void requireWritable(Path png) {
-        BenchPlot.requireWritable(png);
+        PlotFiles.requireWritable(png);
     }
 
     public static void write(List<TrainingSummary> runs, Path png) {

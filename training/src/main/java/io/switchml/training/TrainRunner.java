@@ -1,14 +1,14 @@
 package io.switchml.training;
 
 import ai.djl.engine.Engine;
-import io.switchml.bench.BenchRunner;
-import io.switchml.bench.PeerEndpoints;
-import io.switchml.bench.Rack;
-import io.switchml.bench.WorkerGroup;
-import io.switchml.bench.WorkerProcess;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.PeerEndpoints;
+import io.switchml.launch.Rack;
+import io.switchml.launch.RackSwitch;
+import io.switchml.launch.WorkerGroup;
+import io.switchml.launch.WorkerProcess;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -106,12 +106,12 @@ public final class TrainRunner {
             try {
                 String controller = null;
                 if (options.plan().aggregation() == Aggregation.SWITCHML) {
-                    sw = BenchRunner.startRackSwitch(rack, 1, progress);
-                    controller = Rack.SWITCH_ADDRESS + ":" + BenchRunner.RACK_CONTROLLER_PORT;
+                    sw = RackSwitch.start(rack, 1, progress);
+                    controller = Rack.SWITCH_ADDRESS + ":" + RackSwitch.CONTROLLER_PORT;
                 }
                 return train(controller, rack, epochs);
             } finally {
-                BenchRunner.stopRackSwitch(sw);
+                RackSwitch.stop(sw);
             }
         }
     }

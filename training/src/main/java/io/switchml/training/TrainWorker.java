@@ -14,11 +14,10 @@ import ai.djl.training.dataset.Batch;
 import ai.djl.training.loss.Loss;
 import ai.djl.translate.TranslateException;
 import io.switchml.api.AllReduce;
-import io.switchml.bench.WorkerConnection;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.djl.GradientSynchronizer;
 import io.switchml.djl.ParameterBroadcast;
-import io.switchml.djl.ParameterChecksum;
+import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.nio.FloatBuffer;

@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
@@ -53,12 +53,12 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
     static final String LOCAL_HOST = "127.0.0.1";
 
     /** Opens {@code algorithm} for the worker configured by {@code config} ({@code switchml.rank}, {@code .workers}, ...). */
-    public static WorkerConnection open(BenchAlgorithm algorithm, Map<String, String> config, PeerExchange peers) {
+    public static WorkerConnection open(AllReduceAlgorithm algorithm, Map<String, String> config, PeerExchange peers) {
         return open(algorithm, config, Compression.DEFAULTS, peers);
     }
 
     /** The same, with the settings of {@code topk} and {@code qsgd}. */
-    public static WorkerConnection open(BenchAlgorithm algorithm, Map<String, String> config, Compression compression,
+    public static WorkerConnection open(AllReduceAlgorithm algorithm, Map<String, String> config, Compression compression,
                                         PeerExchange peers) {
         return algorithm.needsSwitch() ? openSwitchMl(config) : openCollective(algorithm, config, compression, peers);
     }
@@ -78,11 +78,11 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
      * Binds this rank's listener (and, for {@code ps}, its in-process parameter server's: one server per worker
      * host) on ephemeral ports, exchanges endpoints, and connects.
      */
-    private static WorkerConnection openCollective(BenchAlgorithm algorithm, Map<String, String> settings,
+    private static WorkerConnection openCollective(AllReduceAlgorithm algorithm, Map<String, String> settings,
                                                    Compression compression, PeerExchange peers) {
         int rank = intSetting(settings, SwitchMLConfig.Key.RANK);
         int workers = intSetting(settings, SwitchMLConfig.Key.WORKERS);
-        boolean ps = algorithm == BenchAlgorithm.PS;
+        boolean ps = algorithm == AllReduceAlgorithm.PS;
         String local = settings.get(SwitchMLConfig.Key.LOCAL_ADDRESS.property());
         InetSocketAddress ephemeral = new InetSocketAddress(local == null || local.isBlank() ? LOCAL_HOST : local.trim(), 0);
         Listener worker = Listener.bind(ephemeral);

@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import io.switchml.collectives.Endpoints;
 

@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import org.junit.jupiter.api.Test;
 
@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What {@link Rack} checks before it touches the system: rates, its spec, root. */
-class RackIT {
+class RackTest {
     @Test
     void readsTcRates() {
         assertThat(Rack.parseRate("500mbit")).isEqualTo(500_000_000L);
@@ -45,19 +45,9 @@ class RackIT {
 
     @Test
     void needsRootWithAClearMessage() {
-        assertThatThrownBy(() -> Rack.requireRoot(1000)).isInstanceOf(BenchException.class)
+        assertThatThrownBy(() -> Rack.requireRoot(1000)).isInstanceOf(LaunchException.class)
                 .hasMessageContaining("needs root").hasMessageContaining("uid 1000");
         Rack.requireRoot(0);
         assertThat(Rack.effectiveUid()).isGreaterThanOrEqualTo(0);
-    }
-
-    @Test
-    void rowsInTheRackCarryTheRate() {
-        BenchRow row = new BenchRow("ring", 2, 1024, "float32", 1, 1, 1, 1, 0, true);
-        assertThat(BenchFormat.JSON.line(row)).endsWith(", \"rate_bps\": null, \"line_rate_fraction\": null, \"wire_bytes\": null, \"wire_ratio\": null, \"topology\": null}");
-        assertThat(BenchFormat.JSON.line(row.withRate(500_000_000L))).contains(", \"rate_bps\": 500000000, ");
-        assertThat(BenchFormat.JSON.line(row.withRate(500_000_000L).withTopology("1-host")))
-                .endsWith(", \"topology\": \"1-host\"}");
-        assertThat(BenchFormat.TABLE.line(row.withTopology("fabric"))).endsWith(" fabric");
     }
 }

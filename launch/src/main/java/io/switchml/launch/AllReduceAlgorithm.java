@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import io.switchml.collectives.Algorithm;
 
@@ -11,7 +11,7 @@ import java.util.Locale;
  * compression baselines {@code topk} and {@code qsgd} (compressed tensors exchanged by all-gather
  * around the ring).
  */
-public enum BenchAlgorithm {
+public enum AllReduceAlgorithm {
     SWITCHML("switchml", null),
     RING("ring", Algorithm.RING),
     PS("ps", Algorithm.PARAMETER_SERVER),
@@ -21,7 +21,7 @@ public enum BenchAlgorithm {
     private final String id;
     private final Algorithm collective;
 
-    BenchAlgorithm(String id, Algorithm collective) {
+    AllReduceAlgorithm(String id, Algorithm collective) {
         this.id = id;
         this.collective = collective;
     }
@@ -47,9 +47,9 @@ public enum BenchAlgorithm {
     }
 
     /** The algorithm of that name (case-insensitive), or an error listing the known names. */
-    public static BenchAlgorithm named(String name) {
+    public static AllReduceAlgorithm named(String name) {
         String wanted = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
-        for (BenchAlgorithm a : values()) {
+        for (AllReduceAlgorithm a : values()) {
             if (a.id.equals(wanted)) {
                 return a;
             }

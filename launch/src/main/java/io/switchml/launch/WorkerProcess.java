@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -33,28 +32,6 @@ public final class WorkerProcess {
     private WorkerProcess(int rank, Process process) {
         this.rank = rank;
         this.process = process;
-    }
-
-    /**
-     * Starts a benchmark worker ({@code endpoints} receives its {@code ENDPOINT} line: ring, ps) behind a
-     * command prefix (the rack: {@code ip netns exec NS}, which execs the JVM in
-     * the namespace, so this process is the worker's JVM itself).
-     */
-    static WorkerProcess start(List<String> prefix, int rank, WorkerPlan plan, long heapBytes,
-                               BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
-                               PrintStream errors) {
-        return start(prefix, rank, BenchWorker.class.getName(), plan.toArgs(), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
-                Map.of(), !plan.algorithm().needsSwitch(), line -> {
-                    SizeReport report = SizeReport.parse(line);
-                    PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
-                    if (report != null) {
-                        reports.add(report);
-                    } else if (endpoint != null) {
-                        endpoints.add(endpoint);
-                    } else {
-                        errors.println("[rank " + rank + "] " + line);
-                    }
-                }, errors);
     }
 
     /**

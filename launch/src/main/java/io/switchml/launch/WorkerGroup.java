@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -45,7 +45,7 @@ public final class WorkerGroup implements AutoCloseable {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new BenchException("the " + workers.size() + " workers did not finish within " + timeout.toSeconds()
+                throw new LaunchException("the " + workers.size() + " workers did not finish within " + timeout.toSeconds()
                         + " s (waiting for them " + what + ")");
             }
         }
@@ -58,7 +58,7 @@ public final class WorkerGroup implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             PeerEndpoints.Endpoint e = next(endpoints, "reporting its endpoints");
             if (e.rank() < 0 || e.rank() >= n || byRank[e.rank()] != null) {
-                throw new BenchException("a worker process reported endpoints for rank " + e.rank() + " twice or out of 0.."
+                throw new LaunchException("a worker process reported endpoints for rank " + e.rank() + " twice or out of 0.."
                         + (n - 1) + ": " + e.toLine());
             }
             byRank[e.rank()] = e;
@@ -87,8 +87,8 @@ public final class WorkerGroup implements AutoCloseable {
         }
     }
 
-    private static BenchException failure(WorkerProcess w, String what) {
-        return new BenchException("worker process " + w.rank() + " " + what + ":\n" + w.lastErrors());
+    private static LaunchException failure(WorkerProcess w, String what) {
+        return new LaunchException("worker process " + w.rank() + " " + what + ":\n" + w.lastErrors());
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.switchml.bench;
+package io.switchml.launch;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -144,7 +144,7 @@ public final class Rack implements AutoCloseable {
     /** Fails with a clear message unless {@code euid} is root's. */
     public static void requireRoot(long euid) {
         if (euid != 0) {
-            throw new BenchException("the emulated rack (--rack) needs root to create network namespaces, veth pairs and"
+            throw new LaunchException("the emulated rack (--rack) needs root to create network namespaces, veth pairs and"
                     + " tc/nftables rules; this process runs as uid " + euid + " (try sudo)");
         }
     }
@@ -190,11 +190,11 @@ public final class Rack implements AutoCloseable {
             p.getInputStream().readAllBytes();
             p.waitFor(10, TimeUnit.SECONDS);
         } catch (IOException e) {
-            throw new BenchException("the emulated rack needs '" + tool + "', which is missing (apt-get install " + pkg
+            throw new LaunchException("the emulated rack needs '" + tool + "', which is missing (apt-get install " + pkg
                     + "): " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BenchException("interrupted while looking for " + tool);
+            throw new LaunchException("interrupted while looking for " + tool);
         }
     }
 
@@ -348,7 +348,7 @@ public final class Rack implements AutoCloseable {
     private static String runWithInput(String input, String... command) {
         Result r = exec(input, command);
         if (r.code != 0) {
-            throw new BenchException("rack: '" + String.join(" ", command) + "' failed with exit code " + r.code
+            throw new LaunchException("rack: '" + String.join(" ", command) + "' failed with exit code " + r.code
                     + (r.error.isBlank() ? "" : ": " + r.error.strip()));
         }
         return r.output;
@@ -377,14 +377,14 @@ public final class Rack implements AutoCloseable {
             String out = read(p.getInputStream());
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new BenchException("rack: '" + String.join(" ", command) + "' did not finish within 60 s");
+                throw new LaunchException("rack: '" + String.join(" ", command) + "' did not finish within 60 s");
             }
             return new Result(p.exitValue(), out, err.join());
         } catch (IOException e) {
-            throw new BenchException("rack: cannot run '" + String.join(" ", command) + "': " + e.getMessage());
+            throw new LaunchException("rack: cannot run '" + String.join(" ", command) + "': " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BenchException("rack: interrupted while running '" + String.join(" ", command) + "'");
+            throw new LaunchException("rack: interrupted while running '" + String.join(" ", command) + "'");
         }
     }
 

@@ -1,0 +1,95 @@
+package io.switchml.launch;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The switch of an emulated rack: {@code switchml switch} in the rack's switch namespace, started
+ * for a bench or training run in the rack and stopped after it (README, The emulated rack).
+ */
+public final class RackSwitch {
+    private RackSwitch() {
+    }
+
+    /** The main class of the {@code switchml} command (module cli, which depends on the launchers). */
+    public static final String SWITCH_MAIN = "io.switchml.cli.SwitchMlCommand";
+    /** The switch's first UDP port. */
+    public static final int SWITCH_PORT = 0xBEE0;
+    /** Its controller's port, on {@link Rack#SWITCH_ADDRESS}. */
+    public static final int CONTROLLER_PORT = 50099;
+    private static final String SWITCH_READY = "switchml switch ready";
+
+    /**
+     * Starts {@code switchml switch} in the rack's switch namespace (controller on {@link Rack#SWITCH_ADDRESS}:
+     * {@link #CONTROLLER_PORT}) and returns once it is ready; its output goes to {@code progress}. Stop it with
+     * {@link #stop}.
+     */
+    public static Process start(Rack rack, int switchPorts, PrintStream progress) throws InterruptedException {
+        List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace()));
+        command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+                SWITCH_MAIN, "switch", "--bind", Rack.SWITCH_ADDRESS, "--controller-bind", Rack.SWITCH_ADDRESS,
+                "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
+                "--controller-port", String.valueOf(CONTROLLER_PORT)));
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            throw new LaunchException("cannot start the rack's switch (" + String.join(" ", command) + "): " + e.getMessage());
+        }
+        try {
+            p.getOutputStream().close();
+        } catch (java.io.IOException ignored) {
+            // it reads nothing
+        }
+        java.util.concurrent.CompletableFuture<Boolean> ready = new java.util.concurrent.CompletableFuture<>();
+        java.util.Deque<String> last = new java.util.concurrent.ConcurrentLinkedDeque<>();
+        Thread pump = new Thread(() -> {
+            try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                    java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (line.contains(SWITCH_READY)) {
+                        progress.println("[switch] " + line);
+                        ready.complete(true);
+                    } else {
+                        progress.println("[switch] " + line);
+                        last.addLast(line);
+                        if (last.size() > 20) {
+                            last.pollFirst();
+                        }
+                    }
+                }
+            } catch (java.io.IOException ignored) {
+                // the switch ended
+            }
+            ready.complete(false);
+        }, "rack-switch-output");
+        pump.setDaemon(true);
+        pump.start();
+        boolean ok;
+        try {
+            ok = ready.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            ok = false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            ok = false;
+        }
+        if (!ok) {
+            p.destroyForcibly();
+            throw new LaunchException("the rack's switch did not get ready within 60 s (" + String.join(" ", command)
+                    + "):\n" + String.join("\n", last));
+        }
+        return p;
+    }
+
+    /** Stops a switch {@link #start} started (null: nothing to stop). */
+    public static void stop(Process sw) throws InterruptedException {
+        if (sw != null) {
+            sw.descendants().forEach(ProcessHandle::destroyForcibly);
+            sw.destroyForcibly();
+            sw.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

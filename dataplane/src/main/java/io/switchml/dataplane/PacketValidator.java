@@ -40,7 +40,7 @@ final class PacketValidator {
         if (packet.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION) {
             return DropReason.WRONG_MSG_TYPE;
         }
-        if (!packet.unusedBitClear() || !packet.poolIndexReservedBitClear()) {
+        if (!packet.poolIndexReservedBitClear()) {
             return DropReason.UNUSED_BITS;
         }
         PayloadSize size = PayloadSize.ofCode(packet.sizeCode());
@@ -70,6 +70,17 @@ final class PacketValidator {
         if (packet.sizeCode() != job.sizeCode()) {
             return DropReason.SIZE_MISMATCH;
         }
+        // Header bit 3 is the one-round flag in jobs that have the mode, and unused (so refused) elsewhere.
+        boolean oneRound = packet.oneRound();
+        if (oneRound) {
+            OneRoundStaging staging = job.oneRoundStaging();
+            if (staging == null) {
+                return DropReason.UNUSED_BITS;
+            }
+            if (elements > staging.capacity()) {
+                return DropReason.ONE_ROUND_TOO_LONG;
+            }
+        }
         int slot = packet.slot();
         if (slot >= job.slots()) {
             return DropReason.SLOT_OUT_OF_RANGE;
@@ -81,6 +92,7 @@ final class PacketValidator {
 
         metadata.job = job;
         metadata.elements = elements;
+        metadata.oneRound = oneRound;
         metadata.rank = WorkerTable.rank(worker);
         metadata.slot = slot;
         metadata.set = packet.set();

@@ -66,6 +66,8 @@ final class SwitchSession implements AllReduce {
     private final List<Channel> channels;
     /** The window of each worker thread: the config's, or fewer when the switch's admission control granted fewer. */
     private final int slotsPerThread;
+    /** The largest float32 share a worker thread sends in one round trip, as the switch granted it (0: none). */
+    private final int oneRoundElements;
     private final List<WorkerLane> lanes = new ArrayList<>();
     private final ExecutorService completions;
     private final WorkerStatistics statistics;
@@ -111,6 +113,7 @@ final class SwitchSession implements AllReduce {
         this.jobNumber = joined.getJobNumber();
         this.jobId = joined.getJobId();
         this.slotsPerThread = grantedWindow(config, joined);
+        this.oneRoundElements = joined.getOneRoundElements();
         this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
         this.switchEndpoints = new InetSocketAddress[config.threads()];
         for (int t = 0; t < config.threads(); t++) {
@@ -147,6 +150,7 @@ final class SwitchSession implements AllReduce {
                     .setElementsPerPacket(config.elementsPerPacket())
                     .setSlotsPerThread(config.slotsPerThread())
                     .setThreads(config.threads())
+                    .setOneRoundElements(config.oneRoundElements())
                     .build();
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(), ports,
                     config.joinTimeout());
@@ -304,7 +308,7 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < lanesCount; t++) {
             int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
-            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread));
+            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread, oneRoundElements));
         }
         return operation.future.exceptionallyCompose(stallDiagnosis::explain);
     }

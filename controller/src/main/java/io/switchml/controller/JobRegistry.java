@@ -292,8 +292,10 @@ final class JobRegistry {
         SlotAdmission.Grant grant;
         try {
             grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
-            dataplane.installJob(new JobSpec(number, job.name, PayloadSize.ofElements(p.getElementsPerPacket()),
-                    grant.slotsPerThread(), p.getThreads(), endpoints));
+            JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
+                    PayloadSize.ofElements(p.getElementsPerPacket()), grant.slotsPerThread(), p.getThreads(), endpoints,
+                    true, p.getOneRoundElements()));
+            job.oneRoundElements = installed.oneRoundElements();
         } catch (ControlException e) {
             refuse(job, e);
             return;
@@ -671,6 +673,7 @@ final class JobRegistry {
 
     static String describe(JobParameters p) {
         return "workers=" + p.getNumWorkers() + ", elementsPerPacket=" + p.getElementsPerPacket()
-                + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads();
+                + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads()
+                + ", oneRoundElements=" + p.getOneRoundElements();
     }
 }

@@ -30,7 +30,7 @@ final class IntOperation extends Operation<IntBuffer> {
 
     @Override
     void encodeRaw(int from, int to, AggregationPacket packet, PayloadCodec codec) {
-        throw new IllegalStateException("int32 blocks need no quantizing and are never sent raw");
+        encode(from, to, 0, packet, codec);
     }
 
     @Override

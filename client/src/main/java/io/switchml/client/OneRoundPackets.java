@@ -7,8 +7,9 @@ import io.switchml.protocol.PayloadCodec;
 
 /**
  * A worker thread's one-round packets (docs/ARCHITECTURE.md section 8): a block of raw float32
- * values with the operation's tag goes out; the result comes back as the second round of the
- * two-round protocol would bring it (int32 sums at the block's exponent), or marked mismatched.
+ * values (or int32 values) with the operation's tag goes out; the result comes back as the second
+ * round of the two-round protocol would bring it (int32 sums, at the block's exponent for float32),
+ * or marked mismatched.
  */
 final class OneRoundPackets {
     private OneRoundPackets() {
@@ -19,7 +20,7 @@ final class OneRoundPackets {
      * raw values. Returns the payload elements.
      */
     static int encode(Operation<?> op, int from, int to, AggregationPacket tx, PayloadCodec codec) {
-        tx.oneRound(true);
+        tx.oneRound(true).oneRoundIntegers(!op.quantized());
         OneRound.writeTag(tx, op.descriptor.tag());
         op.encodeRaw(from, to, tx, codec);
         return to - from;
@@ -30,7 +31,7 @@ final class OneRoundPackets {
         return result.exponent1() == OneRound.FLAG_MISMATCH;
     }
 
-    /** Writes the result of block [from, to), which the switch quantized at the exponent in e0. */
+    /** Writes the result of block [from, to); float32 sums are at the exponent in e0. */
     static void decode(Operation<?> op, AggregationPacket result, int from, int to, PayloadCodec codec) {
         boolean unrepresentable = result.exponent1() != BlockQuantizer.FLAG_NONE;
         op.decode(result, from, to, result.exponent0(), unrepresentable, codec);

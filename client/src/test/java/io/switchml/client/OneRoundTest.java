@@ -102,6 +102,19 @@ class OneRoundTest {
     }
 
     @Test
+    void int32GoesWithoutABootstrapRoundAtAnySize() {
+        try (LocalCluster cluster = new LocalCluster(2)) {
+            int length = 100 * K + 3; // beyond one window of 64 slots
+            WorkerStatistics.Snapshot before = cluster.contexts.get(0).statistics().snapshot();
+            AllReduceExactnessTest.checkIntSum(cluster, 9, length);
+            WorkerStatistics.Snapshot after = cluster.contexts.get(0).statistics().snapshot();
+            long fresh = (after.packetsSent() - before.packetsSent()) - (after.retransmissions() - before.retransmissions());
+            assertThat(fresh).isEqualTo(101);
+            assertThat(counter(cluster, "one_round_results")).as("rounds, each of both workers").isEqualTo(101);
+        }
+    }
+
+    @Test
     void lossAtTheWorkersAndAtTheSwitchLeavesResultsExact() {
         UnaryOperator<SwitchMLConfig.Builder> lossy = b -> b.threads(2).set(SwitchMLConfig.Key.FAULT_DROP_RATE, 0.05)
                 .set(SwitchMLConfig.Key.FAULT_DUPLICATE_RATE, 0.05).set(SwitchMLConfig.Key.FAULT_SEED, 3);
@@ -115,6 +128,7 @@ class OneRoundTest {
                 for (float[] result : results) {
                     assertThat(result).as("all-reduce %d, %d elements", i, length).isEqualTo(reference);
                 }
+                AllReduceExactnessTest.checkIntSum(cluster, 7000 + i, length * 3);
             }
             assertThat(cluster.statisticsTotals()[1]).as("retransmissions").isPositive();
             assertThat(counter(cluster, "retransmissions_answered")).isPositive();

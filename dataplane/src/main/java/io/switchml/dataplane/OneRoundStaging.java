@@ -15,6 +15,9 @@ import java.util.Arrays;
  * the {@link Processor}'s registers and the exponent and flag into the {@link Exponents}'. The
  * result is then sent, and answered again to retransmissions, as any other.
  *
+ * <p>One-round int32 packets need no staging: their values are summed by the processor as they
+ * arrive, and this block only checks their tags and lengths.
+ *
  * <p>A round's mode is its first contribution's. A contribution that disagrees with it (the other
  * mode, another operation tag or another length) marks the round as mismatched: its result is
  * poisoned ({@link OneRound#FLAG_MISMATCH}) so every worker fails instead of
@@ -26,13 +29,20 @@ import java.util.Arrays;
  * thread touches it; nothing here allocates.
  */
 final class OneRoundStaging {
+    /** A round's or packet's mode: the two-round protocol's. */
+    static final int TWO_ROUNDS = 0;
+    /** One round of raw float32 values, staged and quantized here. */
+    static final int ONE_ROUND_FLOAT32 = 1;
+    /** One round of int32 values, summed by the processor as they come; only the tags are checked here. */
+    static final int ONE_ROUND_INT32 = 2;
+
     private final int slots;
     private final int workers;
     private final int capacity;
     /** staged[slot][rank * capacity + i]: rank's value i as raw float32 bits. */
     private final int[][] staged;
-    /** Per (set * slots + slot): the round is one-round; its contributions disagree. */
-    private final boolean[] oneRoundRound;
+    /** Per (set * slots + slot): the round's mode; whether its contributions disagree. */
+    private final byte[] roundMode;
     private final boolean[] mismatched;
     /** Per slot: the round's first tag and length, and the largest magnitude bits staged so far. */
     private final int[] tag;
@@ -47,7 +57,7 @@ final class OneRoundStaging {
         this.workers = workers;
         this.capacity = capacity;
         this.staged = new int[slots][workers * capacity];
-        this.oneRoundRound = new boolean[2 * slots];
+        this.roundMode = new byte[2 * slots];
         this.mismatched = new boolean[2 * slots];
         this.tag = new int[slots];
         this.length = new int[slots];
@@ -62,31 +72,28 @@ final class OneRoundStaging {
     /**
      * Takes a new (not retransmitted) contribution of {@code rank} to (set, slot).
      *
-     * @param first    it opens the round
-     * @param oneRound the packet is a one-round packet
-     * @return whether the round is one-round, so that the contribution must not go to the
-     *         exponents and processor as it is
+     * @param first it opens the round
+     * @param mode  the packet's mode: {@link #TWO_ROUNDS}, {@link #ONE_ROUND_FLOAT32} or {@link #ONE_ROUND_INT32}
+     * @return the round's mode: for {@link #ONE_ROUND_FLOAT32} the contribution is staged here and
+     *         must not reach the exponents and processor; for {@link #ONE_ROUND_INT32} it goes to the
+     *         processor only (e0 and e1 carry the tag)
      */
-    boolean contribute(int set, int slot, int rank, boolean first, boolean oneRound, AggregationPacket packet,
-                       int elements) {
+    int contribute(int set, int slot, int rank, boolean first, int mode, AggregationPacket packet, int elements) {
         int i = set * slots + slot;
-        int packetTag = oneRound ? OneRound.tag(packet) : 0;
+        int packetTag = mode != TWO_ROUNDS ? OneRound.tag(packet) : 0;
         if (first) {
-            oneRoundRound[i] = oneRound;
+            roundMode[i] = (byte) mode;
             mismatched[i] = false;
             tag[slot] = packetTag;
             length[slot] = elements;
             maxBits[slot] = 0;
-        } else if (oneRound != oneRoundRound[i] || oneRound && (packetTag != tag[slot] || elements != length[slot])) {
+        } else if (mode != roundMode[i] || mode != TWO_ROUNDS && (packetTag != tag[slot] || elements != length[slot])) {
             mismatched[i] = true;
         }
-        if (!oneRoundRound[i]) {
-            return false;
-        }
-        if (oneRound && !mismatched[i]) {
+        if (roundMode[i] == ONE_ROUND_FLOAT32 && mode == ONE_ROUND_FLOAT32 && !mismatched[i]) {
             stage(slot, rank, packet, elements);
         }
-        return true;
+        return roundMode[i];
     }
 
     private void stage(int slot, int rank, AggregationPacket packet, int elements) {
@@ -112,7 +119,12 @@ final class OneRoundStaging {
      */
     void complete(int set, int slot, Processor processor, Exponents exponents) {
         int i = set * slots + slot;
-        if (!oneRoundRound[i]) {
+        if (roundMode[i] == TWO_ROUNDS) {
+            return;
+        }
+        if (roundMode[i] == ONE_ROUND_INT32) {
+            // The processor has the sums; e0 and e1 held tags, which mean nothing in the result.
+            exponents.set(set, slot, 0, mismatched[i] ? OneRound.FLAG_MISMATCH : BlockQuantizer.FLAG_NONE);
             return;
         }
         if (mismatched[i]) {
@@ -144,9 +156,9 @@ final class OneRoundStaging {
         }
     }
 
-    /** Whether the round of (set, slot) is a one-round round. */
+    /** Whether the round of (set, slot) is a one-round round (of either type). */
     boolean oneRound(int set, int slot) {
-        return oneRoundRound[set * slots + slot];
+        return roundMode[set * slots + slot] != TWO_ROUNDS;
     }
 
     /** Whether the result of (set, slot) must be poisoned: its contributions disagreed. */

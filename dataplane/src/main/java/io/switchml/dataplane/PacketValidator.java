@@ -40,8 +40,8 @@ final class PacketValidator {
         if (packet.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION) {
             return DropReason.WRONG_MSG_TYPE;
         }
-        if (!packet.poolIndexReservedBitClear()) {
-            return DropReason.UNUSED_BITS;
+        if (!packet.poolIndexReservedBitClear() && !packet.oneRound()) {
+            return DropReason.UNUSED_BITS; // pool_index bit 14 means int32 values only in a one-round packet
         }
         PayloadSize size = PayloadSize.ofCode(packet.sizeCode());
         if (length > size.packetBytes()) {
@@ -77,7 +77,7 @@ final class PacketValidator {
             if (staging == null) {
                 return DropReason.UNUSED_BITS;
             }
-            if (elements > staging.capacity()) {
+            if (!packet.oneRoundIntegers() && elements > staging.capacity()) {
                 return DropReason.ONE_ROUND_TOO_LONG;
             }
         }
@@ -92,7 +92,8 @@ final class PacketValidator {
 
         metadata.job = job;
         metadata.elements = elements;
-        metadata.oneRound = oneRound;
+        metadata.mode = !oneRound ? OneRoundStaging.TWO_ROUNDS
+                : packet.oneRoundIntegers() ? OneRoundStaging.ONE_ROUND_INT32 : OneRoundStaging.ONE_ROUND_FLOAT32;
         metadata.rank = WorkerTable.rank(worker);
         metadata.slot = slot;
         metadata.set = packet.set();

@@ -68,9 +68,12 @@ final class SwitchProgram {
         if (!retransmission) {
             boolean first = job.workersCounter().count(set, slot);
             OneRoundStaging staging = job.oneRoundStaging();
-            if (staging == null || !staging.contribute(set, slot, metadata.rank, first, metadata.oneRound, aggregation,
-                    metadata.elements)) {
-                job.exponents().apply(set, slot, first, aggregation);
+            int mode = staging == null ? OneRoundStaging.TWO_ROUNDS
+                    : staging.contribute(set, slot, metadata.rank, first, metadata.mode, aggregation, metadata.elements);
+            if (mode != OneRoundStaging.ONE_ROUND_FLOAT32) {
+                if (mode == OneRoundStaging.TWO_ROUNDS) {
+                    job.exponents().apply(set, slot, first, aggregation);
+                }
                 job.processor().apply(set, slot, first, aggregation, metadata.elements);
             }
             counters.increment(SwitchCounter.CONTRIBUTIONS);

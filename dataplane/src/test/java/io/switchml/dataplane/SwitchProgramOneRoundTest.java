@@ -217,6 +217,41 @@ class SwitchProgramOneRoundTest {
         assertThat(harness.count(SwitchCounter.MISMATCHED_ROUNDS)).isZero();
     }
 
+    private static ByteBuffer rawInts(int tsi, int slot, int tag, int... values) {
+        ByteBuffer buffer = ByteBuffer.allocate(AggregationPacket.bytesFor(values.length));
+        AggregationPacket packet = new AggregationPacket().wrap(buffer, 0).header(SIZE, 1, tsi, slot, tsi & 1, 0, 0);
+        packet.oneRound(true).oneRoundIntegers(true);
+        OneRound.writeTag(packet, tag);
+        packet.writeElements(values, values.length);
+        return buffer;
+    }
+
+    @Test
+    void oneRoundIntegersAreSummedAsTheyAreWithTheTagsChecked() {
+        JobSpec job = oneRoundJob(2, 8); // int32 needs no staging: longer than it is fine
+        int[] a = TestPackets.filled(K, 3);
+        a[0] = Integer.MAX_VALUE;
+        harness.fromWorker(job, 0, 0, rawInts(0, 0, 0x7F7F, a));
+        assertThat(harness.fromWorker(job, 1, 0, rawInts(0, 0, 0x7F7F, TestPackets.filled(K, 4))))
+                .isEqualTo(NextStep.MULTICAST);
+        int[] expected = TestPackets.filled(K, 7);
+        expected[0] = Integer.MAX_VALUE + 4; // wraps, as 32-bit registers do
+        assertThat(harness.sink.drain()).hasSize(2).allSatisfy(s -> {
+            assertThat(s.elements()).containsExactly(expected);
+            assertThat(s.packet().exponent0()).as("the tags' bytes are not a result").isZero();
+            assertThat(s.packet().exponent1()).isZero();
+            assertThat(s.packet().oneRoundIntegers()).isTrue();
+        });
+        assertThat(harness.count(SwitchCounter.ONE_ROUND_RESULTS)).isEqualTo(1);
+
+        harness.fromWorker(job, 0, 1, rawInts(0, 1, 0x7F7F, 1, 2));
+        harness.fromWorker(job, 1, 1, rawInts(0, 1, 0x7F7E, 1, 2));
+        assertPoisoned(2);
+        harness.fromWorker(job, 0, 2, rawInts(0, 2, TAG, 1, 2));
+        harness.fromWorker(job, 1, 2, raw(0, 2, TAG, 1f, 2f));
+        assertPoisoned(2);
+    }
+
     @Test
     void aOneRoundPacketLongerThanTheStagingIsDroppedAndCounted() {
         JobSpec job = oneRoundJob(2, 8);

@@ -22,7 +22,8 @@ import java.nio.ByteOrder;
  *
  * <p>This project's one-round extension ({@link OneRound}) sets bit 3 of byte 0, which SwitchML
  * leaves unused: the payload then holds raw float32 bit patterns and e0, e1 the operation's tag;
- * the switch's result has the usual form (int32 sums, e0 the block exponent, e1 the flag).
+ * the switch's result has the usual form (int32 sums, e0 the block exponent, e1 the flag). With
+ * bit 14 of pool_index set too, the payload holds int32 values, which the switch sums as they are.
  *
  * <p>All accessors are absolute (relative to the offset given to {@link #wrap}); they neither move the
  * buffer's position nor allocate, so one instance can be reused for every packet.
@@ -121,6 +122,18 @@ public final class AggregationPacket {
     /** True when bit 14 of pool_index, which the protocol leaves unused, is zero. */
     public boolean poolIndexReservedBitClear() {
         return (poolIndex() & 0x4000) == 0;
+    }
+
+    /** True for a one-round packet of int32 values: bit 14 of pool_index (see {@link OneRound}). */
+    public boolean oneRoundIntegers() {
+        return !poolIndexReservedBitClear();
+    }
+
+    /** Sets or clears bit 14 of pool_index, leaving slot and set alone. */
+    public AggregationPacket oneRoundIntegers(boolean integers) {
+        int index = poolIndex();
+        buffer.putShort(offset + OFF_POOL_INDEX, (short) (integers ? index | 0x4000 : index & ~0x4000));
+        return this;
     }
 
     public AggregationPacket poolIndex(int slot, int set) {

@@ -12,6 +12,11 @@ package io.switchml.protocol;
  * do after an exponent round, and adds the integers. Its result looks like the second round's of
  * the two-round protocol: int32 sums, e0 the block exponent, e1 the unrepresentable flag, or
  * {@link #FLAG_MISMATCH} when the contributions disagree.
+ *
+ * <p>With bit 14 of pool_index set as well, the payload holds int32 values: the switch sums them as
+ * any packet's and only compares the tags, so int32 all-reduces need no bootstrap round either
+ * (their bootstrap only carried the descriptor). Such a result has e0 = 0 and e1 = 0 or
+ * {@link #FLAG_MISMATCH}.
  */
 public final class OneRound {
     /**

@@ -52,10 +52,11 @@ public final class SwitchMLConfig {
                         + " MTU of the path to the controller (15360 on loopback, 2048 at MTU 9000, 256 at MTU 1500)"),
         SLOTS_PER_THREAD("slotsPerThread", "auto",
                 "slots each worker thread keeps in flight (its window); auto = about 512 KiB of payload, 8 to 64 slots"),
-        ONE_ROUND_ELEMENTS("oneRoundElements", "16384",
+        ONE_ROUND_ELEMENTS("oneRoundElements", "4096",
                 "float32 values a worker thread may send in one round trip, without an exponent round first: a share"
                         + " of at most this many that fits one window goes raw and the switch quantizes it (bit-identical"
-                        + " results); 0 = always two rounds. Every worker of a job uses the same; the switch may refuse it"),
+                        + " results; larger shares cost the switch more CPU than the round trip saves on one host); 0 ="
+                        + " always two rounds, for int32 too. Every worker of a job uses the same; the switch may refuse it"),
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),

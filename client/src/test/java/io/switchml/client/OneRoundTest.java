@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OneRoundTest {
     private static final int K = TestDefaults.ELEMENTS_PER_PACKET;
     /** One packet, a short one, two blocks, and the largest share the default limit sends in one round. */
-    private static final int[] SIZES = {1, 7, K, K + 1, 5000, 16384};
+    private static final int[] SIZES = {1, 7, K, K + 1, 3000, 4096};
 
     /** Random values with zeros, negative zeros, denormals and a wide range of magnitudes mixed in. */
     private static float[][] specialInputs(long seed, int n, int length) {
@@ -139,8 +139,8 @@ class OneRoundTest {
     @Test
     void aJobMixesOneRoundAndTwoRoundOperationsOfBothTypes() {
         try (LocalCluster cluster = new LocalCluster(3, 2, b -> b.threads(2))) {
-            // Shares of at most 16384 floats go in one round; 40000 floats (two shares of 10 blocks) and ints do not.
-            int[] lengths = {3000, 40_000, 1, 200_000, 16384 * 2, 16384 * 2 + 1, 77};
+            // Float shares of at most 4096 go in one round (8192 = two shares of 4096); larger ones take two.
+            int[] lengths = {3000, 40_000, 1, 200_000, 4096 * 2, 4096 * 2 + 1, 77};
             long seed = 1;
             for (int round = 0; round < 2; round++) {
                 for (int length : lengths) {

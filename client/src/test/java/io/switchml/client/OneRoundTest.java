@@ -92,12 +92,12 @@ class OneRoundTest {
     @Test
     void aOneRoundAllReduceSendsOnePacketPerBlock() {
         try (LocalCluster cluster = new LocalCluster(2)) {
-            float[][] inputs = TestTensors.floatsByRank(5, 2, 3 * K + 10);
+            float[][] inputs = TestTensors.floatsByRank(5, 2, K + 10);
             WorkerStatistics.Snapshot before = cluster.contexts.get(0).statistics().snapshot();
             run(cluster, inputs, ReduceOp.SUM);
             WorkerStatistics.Snapshot after = cluster.contexts.get(0).statistics().snapshot();
             long fresh = (after.packetsSent() - before.packetsSent()) - (after.retransmissions() - before.retransmissions());
-            assertThat(fresh).as("no exponent round").isEqualTo(4);
+            assertThat(fresh).as("no exponent round").isEqualTo(2);
         }
     }
 

@@ -59,6 +59,12 @@ final class SwitchCommand implements Callable<Integer> {
                     + " whole pool).")
     int jobQuota;
 
+    @Option(names = "--one-round-staging", defaultValue = "" + SwitchConfig.DEFAULT_ONE_ROUND_STAGING_BYTES,
+            description = "Bytes of one-round staging one job may hold (workers x slots x values per packet x 4); a job"
+                    + " needing more runs its float32 all-reduces in two rounds; 0 turns the one-round mode off"
+                    + " (default: ${DEFAULT-VALUE}).")
+    long oneRoundStaging;
+
     @Option(names = "--allow-fault-injection",
             description = "Let the drop simulator drop packets (--ingress-drop, --egress-drop, `switchml ctl drop`); for test"
                     + " switches only (default: refused with PERMISSION_DENIED).")
@@ -95,7 +101,7 @@ final class SwitchCommand implements Callable<Integer> {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
                 .allowFaultInjection(allowFaultInjection)
                 .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop)
-                .poolSlots(poolSlots).jobQuotaSlots(jobQuota);
+                .poolSlots(poolSlots).jobQuotaSlots(jobQuota).oneRoundStagingBytes(oneRoundStaging);
         ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
                 .switchmlSessions(SessionPolicy.parse(switchmlSessions));
         if ((tlsCert == null) != (tlsKey == null)) {

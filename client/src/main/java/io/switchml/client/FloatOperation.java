@@ -31,6 +31,11 @@ final class FloatOperation extends Operation<FloatBuffer> {
     }
 
     @Override
+    void encodeRaw(int from, int to, AggregationPacket packet, PayloadCodec codec) {
+        codec.copyRaw(in, inBase + from, inBase + to, packet);
+    }
+
+    @Override
     void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
                 PayloadCodec codec) {
         if (unrepresentableBlock) {

@@ -30,6 +30,11 @@ final class IntOperation extends Operation<IntBuffer> {
     }
 
     @Override
+    void encodeRaw(int from, int to, AggregationPacket packet, PayloadCodec codec) {
+        encode(from, to, 0, packet, codec);
+    }
+
+    @Override
     void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
                 PayloadCodec codec) {
         codec.decode(result, to - from, op == ReduceOp.MEAN ? workers : 1, out, outBase + from);

@@ -8,14 +8,27 @@ final class LaneTask {
     final int from;
     final int to;
     final SlotSchedule schedule;
+    /**
+     * No bootstrap round (docs/ARCHITECTURE.md section 8): float32 goes raw and the switch quantizes
+     * it; int32 goes as it is; either way the packets carry the operation's tag.
+     */
+    final boolean oneRound;
 
-    LaneTask(Operation<?> operation, int from, int to, int elementsPerPacket, int window) {
+    /**
+     * @param oneRoundElements the largest float32 share the job sends in one round; 0: the switch
+     *                         has no one-round mode (and int32 then needs its bootstrap too)
+     */
+    LaneTask(Operation<?> operation, int from, int to, int elementsPerPacket, int window, int oneRoundElements) {
         this.operation = operation;
         this.from = from;
         this.to = to;
         int blocks = (to - from + elementsPerPacket - 1) / elementsPerPacket;
-        // Always a bootstrap round: it carries the block exponents (float32) and, for every type,
-        // the operation's descriptor (see OperationDescriptor).
-        this.schedule = new SlotSchedule(blocks, window, true);
+        // Every worker decides alike: the sizes and the job's granted limit are the same everywhere.
+        // int32 needs no staging, so any size goes without a bootstrap once the switch has the mode.
+        this.oneRound = blocks > 0 && oneRoundElements > 0
+                && (!operation.quantized() || blocks <= window && to - from <= oneRoundElements);
+        // Otherwise a bootstrap round: it carries the block exponents (float32) and, for every type,
+        // the operation's descriptor (see OperationDescriptor). One-round packets carry its tag instead.
+        this.schedule = new SlotSchedule(blocks, window, !oneRound);
     }
 }

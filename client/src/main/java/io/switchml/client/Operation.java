@@ -59,6 +59,9 @@ abstract class Operation<B extends Buffer> {
     /** Writes elements [from, to) into the packet's payload, which carries exactly those (a short packet when fewer than k). */
     abstract void encode(int from, int to, int eMax, AggregationPacket packet, PayloadCodec codec);
 
+    /** Writes elements [from, to) as they are (float32 as raw bits) into the payload: the one-round mode. */
+    abstract void encodeRaw(int from, int to, AggregationPacket packet, PayloadCodec codec);
+
     /** Writes the result for elements [from, to) into the output. */
     abstract void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
                          PayloadCodec codec);

@@ -40,6 +40,14 @@ final class OperationDescriptor {
         packet.element(0, h1).element(1, h1 * h1).element(2, h2).element(3, h2 * h2);
     }
 
+    /**
+     * 16 bits of the description, which one-round packets carry in e0 and e1 and the switch
+     * compares (docs/ARCHITECTURE.md section 8): all of h1 and the low 5 bits of h2.
+     */
+    int tag() {
+        return h1 | (h2 & 0x1F) << HASH_BITS;
+    }
+
     /** Whether the switch's sums show that every one of {@code workers} sent this description. */
     boolean matches(AggregationPacket result, int workers) {
         return result.element(0) == workers * h1 && result.element(1) == workers * h1 * h1

@@ -57,6 +57,11 @@ public final class SwitchMLConfig {
                         + " MTU of the path to the controller (15360 on loopback, 2048 at MTU 9000, 256 at MTU 1500)"),
         SLOTS_PER_THREAD("slotsPerThread", "auto",
                 "slots each worker thread keeps in flight (its window); auto = about 512 KiB of payload, 8 to 64 slots"),
+        ONE_ROUND_ELEMENTS("oneRoundElements", "4096",
+                "float32 values a worker thread may send in one round trip, without an exponent round first: a share"
+                        + " of at most this many that fits one window goes raw and the switch quantizes it (bit-identical"
+                        + " results; larger shares cost the switch more CPU than the round trip saves on one host); 0 ="
+                        + " always two rounds, for int32 too. Every worker of a job uses the same; the switch may refuse it"),
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
@@ -160,6 +165,7 @@ public final class SwitchMLConfig {
     private final int elementsPerPacket;
     private final int slotsPerThread;
     private final int threads;
+    private final int oneRoundElements;
     private final String localAddress;
     private final CongestionControl congestionControl;
     private final int congestionInitialWindow;
@@ -198,6 +204,7 @@ public final class SwitchMLConfig {
             inRange(Key.SLOTS_PER_THREAD, slotsPerThread, 1, ProtocolConstants.MAX_SLOTS);
         }
         threads = (int) inRange(Key.THREADS, integer(Key.THREADS), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
+        oneRoundElements = (int) inRange(Key.ONE_ROUND_ELEMENTS, integer(Key.ONE_ROUND_ELEMENTS), 0, Integer.MAX_VALUE);
         if ((long) slotsPerThread * threads > ProtocolConstants.MAX_SLOTS) {
             throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
                     + " = " + (long) slotsPerThread * threads + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
@@ -328,6 +335,11 @@ public final class SwitchMLConfig {
 
     public int threads() {
         return threads;
+    }
+
+    /** The largest share of a worker thread sent in one round trip (float32); 0: never. */
+    public int oneRoundElements() {
+        return oneRoundElements;
     }
 
     /** Empty when the address is to be chosen by routing. */
@@ -589,6 +601,10 @@ public final class SwitchMLConfig {
 
         public Builder elementsPerPacket(int elements) {
             return set(Key.ELEMENTS_PER_PACKET, elements);
+        }
+
+        public Builder oneRoundElements(int elements) {
+            return set(Key.ONE_ROUND_ELEMENTS, elements);
         }
 
         public Builder slotsPerThread(int slots) {

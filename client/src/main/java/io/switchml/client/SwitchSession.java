@@ -69,6 +69,8 @@ final class SwitchSession implements AllReduce {
     private final WorkerSockets sockets;
     /** The window of each worker thread: the config's, or fewer when the switch's admission control granted fewer. */
     private final int slotsPerThread;
+    /** The largest float32 share a worker thread sends in one round trip, as the switch granted it (0: none). */
+    private final int oneRoundElements;
     private final List<WorkerLane> lanes = new ArrayList<>();
     private final ExecutorService completions;
     private final WorkerStatistics statistics;
@@ -128,6 +130,7 @@ final class SwitchSession implements AllReduce {
             }
         }, lossListener != null);
         this.slotsPerThread = grantedWindow(config, joined);
+        this.oneRoundElements = joined.getOneRoundElements();
         this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
         this.switchEndpoints = new InetSocketAddress[config.threads()];
         for (int t = 0; t < config.threads(); t++) {
@@ -158,6 +161,7 @@ final class SwitchSession implements AllReduce {
                     .setElementsPerPacket(config.elementsPerPacket())
                     .setSlotsPerThread(config.slotsPerThread())
                     .setThreads(config.threads())
+                    .setOneRoundElements(config.oneRoundElements())
                     .build();
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
                     sockets.ports(), config.joinTimeout());
@@ -287,7 +291,7 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < lanesCount; t++) {
             int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
-            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread));
+            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread, oneRoundElements));
         }
         return operation.future.exceptionallyCompose(stallDiagnosis::explain);
     }

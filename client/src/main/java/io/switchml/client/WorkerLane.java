@@ -288,7 +288,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         channel.write(packet.retain(), channel.voidPromise());
         loss.sent(i, System.nanoTime(), fresh);
         statistics.packetsSent.increment();
-        statistics.bytesSent.add(size.packetBytes());
+        statistics.bytesSent.add(txBytes[i]);
     }
 
     private void encode(int i, int q) {
@@ -296,6 +296,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         AggregationPacket tx = txPackets[i];
         SlotSchedule schedule = task.schedule;
         Operation<?> op = task.operation;
+        if (task.oneRound) {
+            int block = schedule.dataBlock(q);
+            tx.header(size, jobNumber, pendingRound[i], slotBase + i, SlotRounds.setOf(pendingRound[i]), 0, 0);
+            txBytes[i] = AggregationPacket.bytesFor(OneRoundPackets.encode(op, blockStart(task, block),
+                    blockEnd(task, block), tx, codec));
+            return;
+        }
         int e0 = 0;
         int e1 = 0;
         int exponentBlock = schedule.exponentBlock(q);
@@ -399,10 +406,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         SlotSchedule schedule = task.schedule;
         Operation<?> op = task.operation;
         int dataBlock = schedule.dataBlock(q);
-        if (dataBlock < 0 && !op.descriptor.matches(rx, op.workers)) {
+        boolean mismatched = task.oneRound ? OneRoundPackets.mismatched(rx)
+                : dataBlock < 0 && !op.descriptor.matches(rx, op.workers);
+        if (mismatched) {
             MismatchedOperationException error = new MismatchedOperationException(op.description()
                     + ": the workers of job number " + jobNumber + " are not running the same all-reduce (the switch"
-                    + " summed different descriptions of all-reduce " + op.descriptor + "): the tensor length, element"
+                    + " found different descriptions of all-reduce " + op.descriptor + "): the tensor length, element"
                     + " type, operation or order of calls differs between workers. No value was written. Every"
                     + " worker must make the same sequence of calls; this context can no longer be used: close it"
                     + " and join again.");
@@ -411,7 +420,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             failures.laneFailed(error);
             return;
         }
-        if (dataBlock >= 0) {
+        if (task.oneRound) {
+            OneRoundPackets.decode(op, rx, blockStart(task, dataBlock), blockEnd(task, dataBlock), codec);
+        } else if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
             boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;

@@ -36,6 +36,14 @@ class SwitchMLConfigTest {
     }
 
     @Test
+    void oneRoundElementsDefaultsTo4096AndRefusesNegativeValues() {
+        assertThat(SwitchMLConfig.builder().workers(1).rank(0).build().oneRoundElements()).isEqualTo(4096);
+        assertThat(SwitchMLConfig.builder().workers(1).rank(0).oneRoundElements(0).build().oneRoundElements()).isZero();
+        assertThatThrownBy(() -> SwitchMLConfig.builder().workers(1).rank(0).oneRoundElements(-1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("switchml.oneRoundElements");
+    }
+
+    @Test
     void fileThenSystemPropertiesThenBuilder(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("switchml.properties");
         Files.writeString(file, "switchml.rank=1\nswitchml.workers=4\nswitchml.threads=2\nswitchml.slotsPerThread=8\n");

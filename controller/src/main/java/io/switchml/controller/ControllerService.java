@@ -64,7 +64,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
         onCancel(observer, registry.join(request, caller, reply(observer, job -> {
             JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(job.number).setJobId(job.id)
                     .setSwitchAddress(announcedAddress)
-                    .setSlotsPerThread(job.grant.slotsPerThread()).setAdmission(job.grant.reason());
+                    .setSlotsPerThread(job.grant.slotsPerThread()).setAdmission(job.grant.reason())
+                    .setOneRoundElements(job.oneRoundElements);
             for (int port : dataplane.ports()) {
                 b.addSwitchPorts(port);
             }

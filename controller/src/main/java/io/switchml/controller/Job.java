@@ -24,6 +24,8 @@ final class Job {
     Map<Integer, WorkerEndpoint> endpoints = Map.of();
     /** The window admission control gave the job; assigned with the number. */
     SlotAdmission.Grant grant;
+    /** Values per worker thread the switch takes in one round for this job (0: two rounds always). */
+    int oneRoundElements;
     /** Ranks that promised to open a watch, and how long they may take once the job forms (ms). */
     final Map<Integer, Integer> watchGraceMs = new HashMap<>();
     /** Timers of the promised watches not yet opened, by rank. */

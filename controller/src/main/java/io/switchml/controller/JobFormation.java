@@ -247,8 +247,10 @@ final class JobFormation {
         SlotAdmission.Grant grant;
         try {
             grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
-            dataplane.installJob(new JobSpec(number, job.name, PayloadSize.ofElements(p.getElementsPerPacket()),
-                    grant.slotsPerThread(), p.getThreads(), endpoints));
+            JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
+                    PayloadSize.ofElements(p.getElementsPerPacket()), grant.slotsPerThread(), p.getThreads(), endpoints,
+                    true, p.getOneRoundElements()));
+            job.oneRoundElements = installed.oneRoundElements();
         } catch (ControlException e) {
             refuse(job, e);
             return;

@@ -398,6 +398,7 @@ final class JobRegistry {
 
     static String describe(JobParameters p) {
         return "workers=" + p.getNumWorkers() + ", elementsPerPacket=" + p.getElementsPerPacket()
-                + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads();
+                + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads()
+                + ", oneRoundElements=" + p.getOneRoundElements();
     }
 }

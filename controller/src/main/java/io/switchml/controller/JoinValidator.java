@@ -42,6 +42,10 @@ final class JoinValidator {
             return "slots_per_thread x threads = " + (long) p.getSlotsPerThread() * p.getThreads() + " outside 1.."
                     + ProtocolConstants.MAX_SLOTS;
         }
+        if (p.getOneRoundElements() < 0) {
+            return "one_round_elements " + Integer.toUnsignedString(p.getOneRoundElements()) + " above "
+                    + Integer.MAX_VALUE;
+        }
         if (request.getPortsCount() != p.getThreads()) {
             return request.getPortsCount() + " UDP ports given for " + p.getThreads() + " threads";
         }

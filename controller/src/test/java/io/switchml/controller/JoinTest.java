@@ -187,6 +187,30 @@ class JoinTest extends ControllerTestSupport {
     }
 
     @Test
+    void theAnswerCarriesTheOneRoundLimitTheSwitchGranted() {
+        JobParameters p = params(2).toBuilder().setOneRoundElements(4096).build();
+        List<JoinResponse> joined = joinAll(List.of(joinRequest("job", 0, p, 40_000).build(),
+                joinRequest("job", 1, p, 40_000).build()));
+        assertThat(joined).allSatisfy(r -> assertThat(r.getOneRoundElements()).isEqualTo(4096));
+        List<JoinResponse> without = joinAll(List.of(joinRequest("off", 0, params(2), 41_000).build(),
+                joinRequest("off", 1, params(2), 41_000).build()));
+        assertThat(without).allSatisfy(r -> assertThat(r.getOneRoundElements()).isZero());
+    }
+
+    @Test
+    void ranksAskingForDifferentOneRoundLimitsAreRefused() {
+        JobParameters p = params(2).toBuilder().setOneRoundElements(4096).build();
+        JobParameters other = p.toBuilder().setOneRoundElements(0).build();
+        CompletableFuture<JoinResponse> a = joinAsync(joinRequest("job", 0, p, 40_000).build());
+        CompletableFuture<JoinResponse> b = joinAsync(joinRequest("job", 1, other, 40_000).build());
+        int refused = firstToFinish(a, b);
+        assertStatus(failure(refused == 0 ? a : b), Code.INVALID_ARGUMENT, "oneRoundElements=4096",
+                "oneRoundElements=0", "every worker of a job must be configured alike");
+        JoinResponse last = stub().join(joinRequest("job", refused, refused == 0 ? other : p, 40_000).build());
+        assertThat(get(refused == 0 ? b : a).getJobNumber()).isEqualTo(last.getJobNumber());
+    }
+
+    @Test
     void joinTimesOutNamingTheMissingRankAndTheNameCanBeUsedAgain() {
         CompletableFuture<JoinResponse> r0 = joinAsync(joinRequest("job", 0, params(3), 40_000).setTimeoutMs(500).build());
         CompletableFuture<JoinResponse> r1 = joinAsync(joinRequest("job", 1, params(3), 40_000).setTimeoutMs(500).build());

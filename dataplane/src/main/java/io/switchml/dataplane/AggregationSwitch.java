@@ -60,7 +60,8 @@ public final class AggregationSwitch implements AutoCloseable {
         settings.validate();
         Inet4Address address = resolve(settings.bindAddress());
         UdpTransport transport = UdpTransport.select(settings.nativeTransport());
-        ControlPlane controlPlane = new ControlPlane(settings.poolSlots(), settings.jobQuotaSlots());
+        ControlPlane controlPlane = new ControlPlane(settings.poolSlots(), settings.jobQuotaSlots(),
+                settings.oneRoundStagingBytes());
         DropProbabilities dropProbabilities =
                 new DropProbabilities(settings.ingressDropProbability(), settings.egressDropProbability());
 
@@ -102,11 +103,24 @@ public final class AggregationSwitch implements AutoCloseable {
      * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota
      * @throws IllegalStateException      when the job number is in use, or one of the job's
      *                                    (address, port) endpoints belongs to another job
+     * @return the spec as installed: without the one-round mode when its staging exceeds
+     *         {@link SwitchConfig#oneRoundStagingBytes}
      */
-    public void installJob(JobSpec spec) {
-        controlPlane.installJob(spec);
-        LOG.info("installed job {} '{}': {} workers, {} slots ({} threads x {}), {} B payload", spec.jobNumber(),
-                spec.name(), spec.workers(), spec.slots(), spec.threads(), spec.slotsPerThread(), spec.size().bytes());
+    public JobSpec installJob(JobSpec spec) {
+        JobSpec installed = controlPlane.installJob(spec);
+        LOG.info("installed job {} '{}': {} workers, {} slots ({} threads x {}), {} B payload{}", spec.jobNumber(),
+                spec.name(), spec.workers(), spec.slots(), spec.threads(), spec.slotsPerThread(), spec.size().bytes(),
+                oneRoundText(spec, installed));
+        return installed;
+    }
+
+    private String oneRoundText(JobSpec asked, JobSpec installed) {
+        if (installed.oneRoundElements() > 0) {
+            return ", one round up to " + installed.oneRoundElements() + " values per worker thread ("
+                    + installed.oneRoundStagingBytes() + " B staging)";
+        }
+        return asked.oneRoundElements() > 0 ? ", no one-round mode: its staging (" + asked.oneRoundStagingBytes()
+                + " B) exceeds the switch's limit of " + controlPlane.oneRoundStagingBytes() + " B per job" : "";
     }
 
     /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */

@@ -16,6 +16,7 @@ import java.util.Optional;
 final class ControlPlane {
     private final int poolSlots;
     private final int jobQuotaSlots;
+    private final long oneRoundStagingBytes;
     private volatile SwitchTables tables = SwitchTables.EMPTY;
 
     /** A control plane with the default pool and quota. */
@@ -24,8 +25,13 @@ final class ControlPlane {
     }
 
     ControlPlane(int poolSlots, int jobQuotaSlots) {
+        this(poolSlots, jobQuotaSlots, SwitchConfig.DEFAULT_ONE_ROUND_STAGING_BYTES);
+    }
+
+    ControlPlane(int poolSlots, int jobQuotaSlots, long oneRoundStagingBytes) {
         this.poolSlots = poolSlots;
         this.jobQuotaSlots = jobQuotaSlots;
+        this.oneRoundStagingBytes = oneRoundStagingBytes;
     }
 
     /** The current tables; what each packet is processed against. */
@@ -34,13 +40,17 @@ final class ControlPlane {
     }
 
     /**
-     * Allocates the job's registers and publishes it.
+     * Allocates the job's registers and publishes it. A job whose one-round staging would exceed
+     * the per-job limit is installed without the one-round mode (its workers learn it from the
+     * installed spec, through the controller, and use two rounds).
+     *
+     * @return the spec as installed
      *
      * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota
      * @throws IllegalStateException       when the job number is in use or one of its endpoints
      *                                     belongs to another job
      */
-    synchronized void installJob(JobSpec spec) {
+    synchronized JobSpec installJob(JobSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("job spec is null");
         }
@@ -49,7 +59,14 @@ final class ControlPlane {
         if (spec.slots() > pool.grantableSlots()) {
             throw new InsufficientSlotsException(spec, pool);
         }
-        tables = current.withJob(spec);
+        JobSpec installed = spec.oneRoundStagingBytes() > oneRoundStagingBytes ? spec.withoutOneRound() : spec;
+        tables = current.withJob(installed);
+        return installed;
+    }
+
+    /** The most one-round staging one job may hold, in bytes. */
+    long oneRoundStagingBytes() {
+        return oneRoundStagingBytes;
     }
 
     /** The pool now. */

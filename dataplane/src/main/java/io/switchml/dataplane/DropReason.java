@@ -10,8 +10,13 @@ enum DropReason {
     TOO_LONG,
     /** msg_type is not an aggregation packet. */
     WRONG_MSG_TYPE,
-    /** A bit the protocol leaves unused (header bit 3, pool_index bit 14) is set. */
+    /**
+     * A bit the protocol leaves unused is set: pool_index bit 14, or header bit 3 (the one-round
+     * flag) in a job without the one-round mode.
+     */
     UNUSED_BITS,
+    /** A one-round packet carries more values than the job stages per contribution. */
+    ONE_ROUND_TOO_LONG,
     /** The source address and port are in no installed job's worker table. */
     UNKNOWN_SOURCE,
     /** The packet's job number names no installed job (not checked for SwitchML's workers, see {@code WorkerTable}). */

@@ -33,6 +33,13 @@ final class Exponents {
         }
     }
 
+    /** Sets the registers of (set, slot) to a result computed elsewhere (the one-round mode's). */
+    void set(int set, int slot, int e0, int e1) {
+        int i = set * slots + slot;
+        e0Max[i] = (byte) e0;
+        e1Max[i] = (byte) e1;
+    }
+
     /** Writes the maxima of (set, slot) into the packet's exponent fields. */
     void writeResult(int set, int slot, AggregationPacket packet) {
         int i = set * slots + slot;

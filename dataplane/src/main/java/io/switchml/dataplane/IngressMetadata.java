@@ -12,6 +12,8 @@ final class IngressMetadata {
     InstalledJob job;
     /** Payload elements in the datagram: the size code's k, or fewer for a short packet. */
     int elements;
+    /** Two rounds, or a one-round packet of float32 or int32 values (docs/ARCHITECTURE.md section 8). */
+    int mode;
     int rank;
     int slot;
     int set;

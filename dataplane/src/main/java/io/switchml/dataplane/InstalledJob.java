@@ -18,6 +18,8 @@ final class InstalledJob {
     private final WorkersCounter workersCounter;
     private final Exponents exponents;
     private final Processor processor;
+    /** Null for jobs without the one-round mode. */
+    private final OneRoundStaging oneRoundStaging;
     private final WorkerAddresses addresses;
 
     InstalledJob(JobSpec spec) {
@@ -30,6 +32,8 @@ final class InstalledJob {
         this.workersCounter = new WorkersCounter(slots, spec.workers());
         this.exponents = new Exponents(slots);
         this.processor = new Processor(slots, spec.size().elements());
+        this.oneRoundStaging = spec.oneRoundElements() > 0
+                ? new OneRoundStaging(slots, spec.workers(), spec.oneRoundStagingElements()) : null;
         this.addresses = new WorkerAddresses(spec);
     }
 
@@ -67,6 +71,10 @@ final class InstalledJob {
 
     Processor processor() {
         return processor;
+    }
+
+    OneRoundStaging oneRoundStaging() {
+        return oneRoundStaging;
     }
 
     WorkerAddresses addresses() {

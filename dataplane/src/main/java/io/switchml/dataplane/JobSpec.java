@@ -22,14 +22,24 @@ import java.util.Set;
  * @param roundNumbers   whether the workers send each slot's round number as the tsi, as this
  *                       project's workers do; the switch then drops late duplicates of finished
  *                       rounds (see {@code RoundChecker}). False for SwitchML's own workers.
+ * @param oneRoundElements the most float32 values one worker thread sends in one round (the
+ *                       one-round mode, docs/ARCHITECTURE.md section 8); 0 for none. The switch
+ *                       stages n contributions of {@code min(k, oneRoundElements)} values per slot.
+ *                       Only for jobs with round numbers.
  */
 public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
-                      List<WorkerEndpoint> endpoints, boolean roundNumbers) {
+                      List<WorkerEndpoint> endpoints, boolean roundNumbers, int oneRoundElements) {
 
-    /** A job of this project's workers, which send round numbers. */
+    /** A job of this project's workers, which send round numbers, without the one-round mode. */
     public JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
                    List<WorkerEndpoint> endpoints) {
         this(jobNumber, name, size, slotsPerThread, threads, endpoints, true);
+    }
+
+    /** A job without the one-round mode. */
+    public JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
+                   List<WorkerEndpoint> endpoints, boolean roundNumbers) {
+        this(jobNumber, name, size, slotsPerThread, threads, endpoints, roundNumbers, 0);
     }
 
     public JobSpec {
@@ -51,6 +61,13 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
         if ((long) slotsPerThread * threads > ProtocolConstants.MAX_SLOTS) {
             throw new IllegalArgumentException(slotsPerThread + " slots per thread x " + threads + " threads exceed the "
                     + ProtocolConstants.MAX_SLOTS + " slots pool_index can address");
+        }
+        if (oneRoundElements < 0) {
+            throw new IllegalArgumentException("one-round elements " + oneRoundElements + " < 0");
+        }
+        if (oneRoundElements > 0 && !roundNumbers) {
+            throw new IllegalArgumentException("job " + jobNumber + ": the one-round mode needs workers that send round"
+                    + " numbers (this project's); SwitchML's workers have none");
         }
         if (endpoints == null || endpoints.isEmpty()) {
             throw new IllegalArgumentException("job " + jobNumber + " has no workers");
@@ -91,5 +108,20 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
     /** Slots of the job: {@code slotsPerThread * threads}. */
     public int slots() {
         return slotsPerThread * threads;
+    }
+
+    /** Values the switch stages per contribution to one slot: {@code min(k, oneRoundElements)}; 0 without the mode. */
+    public int oneRoundStagingElements() {
+        return Math.min(size.elements(), oneRoundElements);
+    }
+
+    /** Bytes of one-round staging the job holds: slots x workers x staged values x 4. */
+    public long oneRoundStagingBytes() {
+        return (long) slots() * workers() * oneRoundStagingElements() * Float.BYTES;
+    }
+
+    /** This spec with the one-round mode off. */
+    public JobSpec withoutOneRound() {
+        return new JobSpec(jobNumber, name, size, slotsPerThread, threads, endpoints, roundNumbers, 0);
     }
 }

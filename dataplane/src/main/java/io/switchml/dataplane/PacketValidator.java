@@ -40,8 +40,8 @@ final class PacketValidator {
         if (packet.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION) {
             return DropReason.WRONG_MSG_TYPE;
         }
-        if (!packet.unusedBitClear() || !packet.poolIndexReservedBitClear()) {
-            return DropReason.UNUSED_BITS;
+        if (!packet.poolIndexReservedBitClear() && !packet.oneRound()) {
+            return DropReason.UNUSED_BITS; // pool_index bit 14 means int32 values only in a one-round packet
         }
         PayloadSize size = PayloadSize.ofCode(packet.sizeCode());
         if (length > size.packetBytes()) {
@@ -70,6 +70,17 @@ final class PacketValidator {
         if (packet.sizeCode() != job.sizeCode()) {
             return DropReason.SIZE_MISMATCH;
         }
+        // Header bit 3 is the one-round flag in jobs that have the mode, and unused (so refused) elsewhere.
+        boolean oneRound = packet.oneRound();
+        if (oneRound) {
+            OneRoundStaging staging = job.oneRoundStaging();
+            if (staging == null) {
+                return DropReason.UNUSED_BITS;
+            }
+            if (!packet.oneRoundIntegers() && elements > staging.capacity()) {
+                return DropReason.ONE_ROUND_TOO_LONG;
+            }
+        }
         int slot = packet.slot();
         if (slot >= job.slots()) {
             return DropReason.SLOT_OUT_OF_RANGE;
@@ -81,6 +92,8 @@ final class PacketValidator {
 
         metadata.job = job;
         metadata.elements = elements;
+        metadata.mode = !oneRound ? OneRoundStaging.TWO_ROUNDS
+                : packet.oneRoundIntegers() ? OneRoundStaging.ONE_ROUND_INT32 : OneRoundStaging.ONE_ROUND_FLOAT32;
         metadata.rank = WorkerTable.rank(worker);
         metadata.slot = slot;
         metadata.set = packet.set();

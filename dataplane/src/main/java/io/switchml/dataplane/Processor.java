@@ -47,6 +47,15 @@ final class Processor {
         }
     }
 
+    /**
+     * Makes (set, slot) hold {@code elements} sums that the caller writes into the returned
+     * registers (the one-round mode computes a round's sums at once, see {@link OneRoundStaging}).
+     */
+    int[] overwrite(int set, int slot, int elements) {
+        filled[set][slot] = elements;
+        return values[set][slot];
+    }
+
     /** Writes the first {@code elements} sums of (set, slot) into the packet's payload (zeros beyond the round's). */
     void writeResult(int set, int slot, AggregationPacket packet, int elements) {
         int[] sums = values[set][slot];

@@ -24,6 +24,13 @@ public final class SwitchConfig {
      * 8k bytes of registers (two copies of k int32), so a full pool of 256-element slots is 128 MiB.
      */
     public static final int DEFAULT_POOL_SLOTS = 1 << 16;
+    /**
+     * One-round staging one job may hold (docs/ARCHITECTURE.md section 8): 64 MiB, about n = 8
+     * workers x 64 slots x 8 KiB at MTU 9000 sixteen times over; 4 workers on loopback need 1.9 MiB.
+     */
+    public static final long DEFAULT_ONE_ROUND_STAGING_BYTES = 64L << 20;
+    /** The most one-round staging one job may be given: 4 GiB. */
+    public static final long MAX_ONE_ROUND_STAGING_BYTES = 4L << 30;
     /** The largest pool: 2^24 slots. */
     public static final int MAX_POOL_SLOTS = 1 << 24;
 
@@ -38,6 +45,7 @@ public final class SwitchConfig {
     private int poolSlots = DEFAULT_POOL_SLOTS;
     /** 0: the whole pool. */
     private int jobQuotaSlots;
+    private long oneRoundStagingBytes = DEFAULT_ONE_ROUND_STAGING_BYTES;
 
     /** A config with every default. */
     public SwitchConfig() {
@@ -183,6 +191,24 @@ public final class SwitchConfig {
         return jobQuotaSlots == 0 ? poolSlots : jobQuotaSlots;
     }
 
+    /**
+     * The most memory, in bytes, one job's one-round staging may take (n contributions of a slot's
+     * values per slot); a job that asks for more runs without the one-round mode, its workers
+     * falling back to the two-round protocol. 0 turns the mode off. Default 64 MiB.
+     */
+    public SwitchConfig oneRoundStagingBytes(long bytes) {
+        if (bytes < 0 || bytes > MAX_ONE_ROUND_STAGING_BYTES) {
+            throw new IllegalArgumentException("one-round staging " + bytes + " bytes is outside 0.."
+                    + MAX_ONE_ROUND_STAGING_BYTES + " (0: no one-round mode)");
+        }
+        this.oneRoundStagingBytes = bytes;
+        return this;
+    }
+
+    public long oneRoundStagingBytes() {
+        return oneRoundStagingBytes;
+    }
+
     /** The checks that involve more than one setting. */
     void validate() {
         if (basePort != 0 && basePort + portCount - 1 > 65535) {
@@ -201,7 +227,7 @@ public final class SwitchConfig {
         return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
                 .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots)
-                .allowFaultInjection(allowFaultInjection);
+                .oneRoundStagingBytes(oneRoundStagingBytes).allowFaultInjection(allowFaultInjection);
     }
 
     @Override
@@ -209,6 +235,7 @@ public final class SwitchConfig {
         return "SwitchConfig{bindAddress=" + bindAddress + ", basePort=" + basePort + ", portCount=" + portCount
                 + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
                 + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + ", poolSlots="
-                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", allowFaultInjection=" + allowFaultInjection + "}";
+                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", oneRoundStagingBytes=" + oneRoundStagingBytes
+                + ", allowFaultInjection=" + allowFaultInjection + "}";
     }
 }

@@ -10,6 +10,10 @@ enum SwitchCounter {
     INGRESS_SIMULATED_DROPS,
     /** New contributions added to a slot (retransmissions excluded). */
     CONTRIBUTIONS,
+    /** Completed one-round rounds, quantized and summed by the switch (docs/ARCHITECTURE.md section 8). */
+    ONE_ROUND_RESULTS,
+    /** Completed rounds whose contributions disagreed (mode, tag or length): their results are poisoned. */
+    MISMATCHED_ROUNDS,
     /** Completed slots whose result was multicast to the job's workers. */
     RESULTS_SENT,
     /** Retransmissions into a complete slot, answered with the stored result to the sender only. */

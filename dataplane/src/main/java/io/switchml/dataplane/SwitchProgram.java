@@ -1,6 +1,7 @@
 package io.switchml.dataplane;
 
 import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.OneRound;
 import java.nio.ByteBuffer;
 
 /**
@@ -63,13 +64,27 @@ final class SwitchProgram {
             return NextStep.DROP;
         }
         boolean retransmission = job.bitmapChecker().update(set, slot, metadata.rank);
+        boolean complete;
         if (!retransmission) {
             boolean first = job.workersCounter().count(set, slot);
-            job.exponents().apply(set, slot, first, aggregation);
-            job.processor().apply(set, slot, first, aggregation, metadata.elements);
+            OneRoundStaging staging = job.oneRoundStaging();
+            int mode = staging == null ? OneRoundStaging.TWO_ROUNDS
+                    : staging.contribute(set, slot, metadata.rank, first, metadata.mode, aggregation, metadata.elements);
+            if (mode != OneRoundStaging.ONE_ROUND_FLOAT32) {
+                if (mode == OneRoundStaging.TWO_ROUNDS) {
+                    job.exponents().apply(set, slot, first, aggregation);
+                }
+                job.processor().apply(set, slot, first, aggregation, metadata.elements);
+            }
             counters.increment(SwitchCounter.CONTRIBUTIONS);
+            complete = job.workersCounter().complete(set, slot);
+            if (complete && staging != null) {
+                completeWithStaging(staging, job, set, slot);
+            }
+        } else {
+            complete = job.workersCounter().complete(set, slot);
         }
-        NextStep next = NextStepSelector.select(retransmission, job.workersCounter().complete(set, slot));
+        NextStep next = NextStepSelector.select(retransmission, complete);
         switch (next) {
             case MULTICAST -> {
                 writeResult(job, set, slot, aggregation, metadata.elements);
@@ -102,12 +117,28 @@ final class SwitchProgram {
         return counters;
     }
 
+    /** The round of (set, slot) just completed in a job with the one-round mode. */
+    private void completeWithStaging(OneRoundStaging staging, InstalledJob job, int set, int slot) {
+        staging.complete(set, slot, job.processor(), job.exponents());
+        if (staging.mismatched(set, slot)) {
+            counters.increment(SwitchCounter.MISMATCHED_ROUNDS);
+        } else if (staging.oneRound(set, slot)) {
+            counters.increment(SwitchCounter.ONE_ROUND_RESULTS);
+        }
+    }
+
     /**
      * The header stays the request's (msg_type, size, job, tsi, pool_index); exponents and payload
      * become the result, as long as the request (all contributions of a round have the same length).
+     * A round whose contributions disagreed (the one-round mode's check) has a poisoned result.
      */
     private static void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet, int elements) {
         job.exponents().writeResult(set, slot, packet);
         job.processor().writeResult(set, slot, packet, elements);
+        OneRoundStaging staging = job.oneRoundStaging();
+        if (staging != null && staging.mismatched(set, slot)) {
+            packet.exponents(packet.exponent0(), OneRound.FLAG_MISMATCH);
+            packet.element(0, OneRound.POISON);
+        }
     }
 }

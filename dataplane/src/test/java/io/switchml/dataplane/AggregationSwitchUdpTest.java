@@ -142,11 +142,12 @@ class AggregationSwitchUdpTest {
     void countersHaveStableNames() {
         try (AggregationSwitch aggregationSwitch = startOnLoopback(2, true)) {
             assertThat(aggregationSwitch.counters()).containsOnlyKeys(
-                    "packets_received", "ingress_simulated_drops", "contributions", "results_sent",
+                    "packets_received", "ingress_simulated_drops", "contributions", "one_round_results",
+                    "mismatched_rounds", "results_sent",
                     "retransmissions_answered", "retransmissions_dropped", "packets_sent", "egress_simulated_drops",
                     "egress_queue_full_drops", "io_errors",
                     "drops_truncated", "drops_too_long", "drops_wrong_msg_type", "drops_unused_bits",
-                    "drops_unknown_source", "drops_unknown_job", "drops_job_mismatch", "drops_size_mismatch",
+                    "drops_one_round_too_long", "drops_unknown_source", "drops_unknown_job", "drops_job_mismatch", "drops_size_mismatch",
                     "drops_slot_out_of_range", "drops_wrong_port", "drops_stale_round");
             assertThat(aggregationSwitch.counters().values()).containsOnly(0L);
         }

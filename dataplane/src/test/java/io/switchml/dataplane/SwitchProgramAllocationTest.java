@@ -2,6 +2,8 @@ package io.switchml.dataplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.OneRound;
 import io.switchml.protocol.PayloadSize;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -56,6 +58,58 @@ class SwitchProgramAllocationTest {
 
         assertThat(sends).isEqualTo(2 * 200 * SLOTS * (WORKERS + 1));
         // 19,200 packets; a few bytes of slack for the measurement itself.
+        assertThat(allocated).isLessThan(1024);
+    }
+
+    @Test
+    void oneRoundPacketsAllocateNothingEither() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ControlPlane controlPlane = new ControlPlane();
+        JobSpec plain = TestJobs.job(1, WORKERS, PayloadSize.B1024, SLOTS, 1, true);
+        JobSpec job = new JobSpec(1, "one-round", PayloadSize.B1024, SLOTS, 1, plain.endpoints(), true, 256);
+        controlPlane.installJob(job);
+        SwitchProgram program = new SwitchProgram(controlPlane, 1, new DropSimulator(new DropProbabilities(0.0, 0.0), 1),
+                new SwitchCounters(), (recipient, packet) -> ++sends > 0);
+        int[] sources = new int[WORKERS];
+        for (int rank = 0; rank < WORKERS; rank++) {
+            sources[rank] = Ipv4.toInt(job.endpoints().get(rank).address());
+        }
+        // One template per rank, copied into the datagram before each send (the switch writes its result over it).
+        ByteBuffer[] templates = new ByteBuffer[WORKERS];
+        for (int rank = 0; rank < WORKERS; rank++) {
+            templates[rank] = ByteBuffer.allocate(AggregationPacket.bytesFor(200));
+            AggregationPacket p = new AggregationPacket().wrap(templates[rank], 0).header(job.size(), 1, 0, 0, 0, 0, 0);
+            p.oneRound(true);
+            OneRound.writeTag(p, 0x1234);
+            for (int i = 0; i < 200; i++) {
+                p.element(i, Float.floatToRawIntBits((rank + 1) * (i - 100) * 0.37f));
+            }
+        }
+        ByteBuffer datagram = ByteBuffer.allocate(templates[0].capacity());
+        AggregationPacket header = new AggregationPacket().wrap(datagram, 0);
+        int[] round = new int[SLOTS];
+
+        Runnable rounds = () -> {
+            for (int r = 0; r < 200; r++) {
+                for (int slot = 0; slot < SLOTS; slot++) {
+                    int tsi = round[slot]++;
+                    for (int rank = 0; rank <= WORKERS; rank++) { // the last one resends rank 0's: answered from the result
+                        datagram.put(0, templates[rank % WORKERS], 0, datagram.capacity());
+                        header.tsi(tsi).poolIndex(slot, tsi & 1);
+                        program.process(sources[rank % WORKERS], TestJobs.FIRST_WORKER_PORT, 0, datagram);
+                    }
+                }
+            }
+        };
+        rounds.run(); // warm up: class loading and compilation
+
+        long before = threads.getCurrentThreadAllocatedBytes();
+        long sentBefore = sends;
+        rounds.run();
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertThat(sends - sentBefore).isEqualTo(200L * SLOTS * (WORKERS + 1));
+        assertThat(program.counters().get(SwitchCounter.ONE_ROUND_RESULTS)).isEqualTo(2 * 200L * SLOTS);
         assertThat(allocated).isLessThan(1024);
     }
 }

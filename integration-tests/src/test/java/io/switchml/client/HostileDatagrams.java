@@ -114,8 +114,10 @@ final class HostileDatagrams {
     /**
      * The counter that {@code PacketValidator} must increment for this datagram when its source is
      * in no worker table, worked out from the wire format (docs/ARCHITECTURE.md section 2) and the validator's
-     * order of checks: length, msg_type, unused bits, length against the size code (longer, or
-     * shorter without being whole elements), then the source. Every datagram that gets past the format checks must stop at the source check.
+     * order of checks: length, msg_type, pool_index bit 14 without header bit 3, length against the
+     * size code (longer, or shorter without being whole elements), then the source. Header bit 3 (the
+     * one-round flag, docs/ARCHITECTURE.md section 8) is only checked against the sender's job, which
+     * an unknown source has none of. Every datagram that gets past the format checks must stop at the source check.
      */
     static String expectedDrop(ByteBuffer datagram) {
         int length = datagram.remaining();
@@ -127,7 +129,7 @@ final class HostileDatagrams {
             return "drops_wrong_msg_type";
         }
         int poolIndex = datagram.getShort(6) & 0xFFFF;
-        if ((first & 0x08) != 0 || (poolIndex & 0x4000) != 0) {
+        if ((first & 0x08) == 0 && (poolIndex & 0x4000) != 0) {
             return "drops_unused_bits";
         }
         PayloadSize size = PayloadSize.ofCode(first & 0x07);

@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
  * Flyweight over one SwitchML aggregation packet (the UDP payload) in a {@link ByteBuffer}:
  *
  * <pre>
- * byte 0      msg_type (bits 7..4) | unused (bit 3) | size code (bits 2..0)
+ * byte 0      msg_type (bits 7..4) | unused by SwitchML, one-round flag here (bit 3) | size code (bits 2..0)
  * byte 1      job_number
  * bytes 2..5  tsi, the worker's packet id (echoed, never interpreted by the switch)
  * bytes 6..7  pool_index, big-endian: bit 15 = set, bits 13..0 = slot
@@ -19,6 +19,11 @@ import java.nio.ByteOrder;
  * tensor's short last block and for packets that carry only exponents (the datagram is then
  * {@link #bytesFor(int)} long, and the switch answers with as many elements). SwitchML's own
  * workers always send k.
+ *
+ * <p>This project's one-round extension ({@link OneRound}) sets bit 3 of byte 0, which SwitchML
+ * leaves unused: the payload then holds raw float32 bit patterns and e0, e1 the operation's tag;
+ * the switch's result has the usual form (int32 sums, e0 the block exponent, e1 the flag). With
+ * bit 14 of pool_index set too, the payload holds int32 values, which the switch sums as they are.
  *
  * <p>All accessors are absolute (relative to the offset given to {@link #wrap}); they neither move the
  * buffer's position nor allocate, so one instance can be reused for every packet.
@@ -70,6 +75,18 @@ public final class AggregationPacket {
         return this;
     }
 
+    /** True when bit 3 of the first byte is set: a one-round packet (see {@link OneRound}). */
+    public boolean oneRound() {
+        return !unusedBitClear();
+    }
+
+    /** Sets or clears bit 3 of the first byte, leaving msg_type and size code alone. */
+    public AggregationPacket oneRound(boolean oneRound) {
+        int first = buffer.get(offset + OFF_TYPE_SIZE);
+        buffer.put(offset + OFF_TYPE_SIZE, (byte) (oneRound ? first | 0x08 : first & ~0x08));
+        return this;
+    }
+
     public int jobNumber() {
         return buffer.get(offset + OFF_JOB) & 0xFF;
     }
@@ -105,6 +122,18 @@ public final class AggregationPacket {
     /** True when bit 14 of pool_index, which the protocol leaves unused, is zero. */
     public boolean poolIndexReservedBitClear() {
         return (poolIndex() & 0x4000) == 0;
+    }
+
+    /** True for a one-round packet of int32 values: bit 14 of pool_index (see {@link OneRound}). */
+    public boolean oneRoundIntegers() {
+        return !poolIndexReservedBitClear();
+    }
+
+    /** Sets or clears bit 14 of pool_index, leaving slot and set alone. */
+    public AggregationPacket oneRoundIntegers(boolean integers) {
+        int index = poolIndex();
+        buffer.putShort(offset + OFF_POOL_INDEX, (short) (integers ? index | 0x4000 : index & ~0x4000));
+        return this;
     }
 
     public AggregationPacket poolIndex(int slot, int set) {

@@ -46,6 +46,22 @@ public final class PayloadCodec {
         zeroFill(dst, n, elements);
     }
 
+    /** Writes {@code src[from, to)} as raw float32 bit patterns into the payload (the one-round mode). */
+    public void copyRaw(FloatBuffer src, int from, int to, AggregationPacket dst) {
+        int n = to - from;
+        float[] values = floats;
+        if (src.hasArray()) {
+            System.arraycopy(src.array(), src.arrayOffset() + from, values, 0, n);
+        } else {
+            src.get(from, values, 0, n);
+        }
+        ByteBuffer packet = dst.buffer();
+        int at = dst.elementIndex(0);
+        for (int i = 0; i < n; i++) {
+            packet.putInt(at + i * Integer.BYTES, Float.floatToRawIntBits(values[i]));
+        }
+    }
+
     /** Writes {@code count} dequantized payload elements, {@code sum / divisor}, to {@code dst[at, at + count)}. */
     public void dequantize(AggregationPacket src, int count, double divisor, FloatBuffer dst, int at) {
         double reciprocal = 1.0 / divisor;

@@ -1,7 +1,12 @@
 package io.switchml.bench;
 
-/** The benchmark could not complete; the message says which worker failed and how. */
-public final class BenchException extends RuntimeException {
+import io.switchml.launch.LaunchException;
+
+/**
+ * The benchmark could not complete; the message says which worker failed and how. A failure of the
+ * worker processes or the rack themselves is the {@link LaunchException} this extends.
+ */
+public final class BenchException extends LaunchException {
     private static final long serialVersionUID = 1L;
 
     public BenchException(String message) {

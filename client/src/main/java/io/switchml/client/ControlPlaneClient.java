@@ -3,6 +3,7 @@ package io.switchml.client;
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
 import io.switchml.control.ControlChannel;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
@@ -17,7 +18,6 @@ import io.switchml.controller.proto.JoinRequest;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.controller.proto.TransportReport;
-import io.switchml.controller.proto.TransportReportResponse;
 import io.switchml.controller.proto.WorkerTransport;
 import io.switchml.controller.proto.WatchRequest;
 
@@ -128,22 +128,7 @@ final class ControlPlaneClient implements AutoCloseable {
         CompletableFuture<DiagnoseResponse> answer = new CompletableFuture<>();
         ControllerGrpc.newStub(channel.channel()).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
                 .diagnose(DiagnoseRequest.newBuilder().setJobNumber(jobNumber).setJobId(jobId).build(),
-                        new io.grpc.stub.StreamObserver<>() {
-                            @Override
-                            public void onNext(DiagnoseResponse value) {
-                                answer.complete(value);
-                            }
-
-                            @Override
-                            public void onError(Throwable t) {
-                                answer.completeExceptionally(t);
-                            }
-
-                            @Override
-                            public void onCompleted() {
-                                answer.complete(DiagnoseResponse.getDefaultInstance()); // no-op if answered
-                            }
-                        });
+                        completing(answer, v -> v, DiagnoseResponse.getDefaultInstance()));
         return answer;
     }
 
@@ -153,23 +138,31 @@ final class ControlPlaneClient implements AutoCloseable {
         CompletableFuture<Void> answer = new CompletableFuture<>();
         ControllerGrpc.newStub(channel.channel()).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
                 .reportTransport(TransportReport.newBuilder().setJobNumber(jobNumber).setJobId(jobId).setRank(rank)
-                        .setTransport(transport).build(), new io.grpc.stub.StreamObserver<>() {
-                            @Override
-                            public void onNext(TransportReportResponse value) {
-                                answer.complete(null);
-                            }
-
-                            @Override
-                            public void onError(Throwable t) {
-                                answer.completeExceptionally(t);
-                            }
-
-                            @Override
-                            public void onCompleted() {
-                                answer.complete(null);
-                            }
-                        });
+                        .setTransport(transport).build(), completing(answer, v -> null, null));
         return answer;
+    }
+
+    /**
+     * An observer of a unary call that completes {@code answer} with the response (mapped), with the
+     * error, or with {@code empty} when the call ends without one (a no-op once answered).
+     */
+    private static <R, T> StreamObserver<R> completing(CompletableFuture<T> answer, Function<R, T> value, T empty) {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(R response) {
+                answer.complete(value.apply(response));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                answer.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                answer.complete(empty);
+            }
+        };
     }
 
     /** A gRPC failure in words: its status code and description. */

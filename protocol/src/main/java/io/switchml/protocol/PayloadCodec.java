@@ -30,14 +30,7 @@ public final class PayloadCodec {
      */
     public void quantize(FloatBuffer src, int from, int to, double scale, AggregationPacket dst, int elements) {
         int n = to - from;
-        // Copied out first, whatever the buffer: the loop below over an array from index 0 runs about
-        // 1.4x faster than one at the tensor's offset, more than the copy costs.
-        float[] values = floats;
-        if (src.hasArray()) {
-            System.arraycopy(src.array(), src.arrayOffset() + from, values, 0, n);
-        } else {
-            src.get(from, values, 0, n);
-        }
+        float[] values = copyOut(src, from, n);
         ByteBuffer packet = dst.buffer();
         int at = dst.elementIndex(0);
         for (int i = 0; i < n; i++) {
@@ -46,15 +39,25 @@ public final class PayloadCodec {
         zeroFill(dst, n, elements);
     }
 
-    /** Writes {@code src[from, to)} as raw float32 bit patterns into the payload (the one-round mode). */
-    public void copyRaw(FloatBuffer src, int from, int to, AggregationPacket dst) {
-        int n = to - from;
+    /**
+     * {@code src[from, from + n)} in the scratch array, from index 0, whatever the buffer: a loop over
+     * an array from index 0 runs about 1.4x faster than one at the tensor's offset, more than the
+     * copy costs.
+     */
+    private float[] copyOut(FloatBuffer src, int from, int n) {
         float[] values = floats;
         if (src.hasArray()) {
             System.arraycopy(src.array(), src.arrayOffset() + from, values, 0, n);
         } else {
             src.get(from, values, 0, n);
         }
+        return values;
+    }
+
+    /** Writes {@code src[from, to)} as raw float32 bit patterns into the payload (the one-round mode). */
+    public void copyRaw(FloatBuffer src, int from, int to, AggregationPacket dst) {
+        int n = to - from;
+        float[] values = copyOut(src, from, n);
         ByteBuffer packet = dst.buffer();
         int at = dst.elementIndex(0);
         for (int i = 0; i < n; i++) {

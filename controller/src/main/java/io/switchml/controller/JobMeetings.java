@@ -44,7 +44,7 @@ final class JobMeetings {
         }
         int root = (int) rootNumber;
         if (job.aborted()) {
-            reply.error(new ControlException(Status.ABORTED, JobRegistry.abortDescription(job) + "; call #" + sequence
+            reply.error(new ControlException(Status.ABORTED, JobLiveness.abortDescription(job) + "; call #" + sequence
                     + " can never complete"));
             return;
         }

@@ -26,15 +26,12 @@ import java.util.concurrent.ScheduledFuture;
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
  * Every method is synchronized; waits never block a thread, they park a reply until a rendezvous
- * completes or its timer fires. How a job forms is {@link JobFormation}'s, its barriers and
- * broadcasts are {@link JobMeetings}'; both work on these tables under this lock.
- *
- * <p>Liveness: each rank of an installed job holds a watch (a server stream) until it leaves. A watch
- * that ends before its rank left, or a promised watch that is not opened in time, means the rank
- * died: the job is <em>aborted</em>, i.e. removed from the switch (its slots freed, its name free for
- * a new run), waiting barriers and broadcasts fail, and the other ranks' watches are told which rank
- * died. The aborted job keeps its number, so that its survivors' late calls (leave, barrier) reach it
- * and not a new job, until none of its ranks holds a watch any more.
+ * completes or its timer fires. How a job forms is {@link JobFormation}'s, whether its ranks are
+ * alive (the watches, aborting a job whose rank died) {@link JobLiveness}', its barriers and
+ * broadcasts {@link JobMeetings}'; all work on these tables under this lock. What stays here: the
+ * tables, the operator's job secrets, leaving, and inspection. An aborted job keeps its number, so
+ * that its survivors' late calls (leave, barrier) reach it and not a new job, until none of its ranks
+ * holds a watch any more.
  */
 final class JobRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(JobRegistry.class);
@@ -67,10 +64,9 @@ final class JobRegistry {
     /** Digests of the secrets the operator issued, by job name. */
     private final Map<String, byte[]> issuedSecrets = new HashMap<>();
     private final Job[] byNumber = new Job[ProtocolConstants.MAX_JOBS];
+    private final JobLiveness liveness;
     private final JobFormation formation;
     private final JobMeetings meetings;
-    /** Set when the service shuts down: the watches it cancels then are not deaths. */
-    private boolean closing;
 
     JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer) {
         this(dataplane, timer, new ControllerSecurity());
@@ -80,8 +76,9 @@ final class JobRegistry {
         this.dataplane = dataplane;
         this.timer = timer;
         this.security = security;
+        this.liveness = new JobLiveness(this, dataplane, byName, byNumber);
         this.formation = new JobFormation(this, dataplane, timer, security, byName, byNumber, issuedSecrets,
-                this::watchMissing);
+                liveness::watchMissing);
         this.meetings = new JobMeetings(this, timer, security);
     }
 
@@ -128,101 +125,16 @@ final class JobRegistry {
     /**
      * Registers rank's watch and sends it WATCHING; on a job that was aborted, sends RANKS_FAILED
      * and ends it. Returns what to run when the watch ends without the server ending it (the
-     * client cancelled it, or its connection broke).
+     * client cancelled it, or its connection broke). See {@link JobLiveness}.
      */
     synchronized Runnable watch(int jobNumber, long jobId, int rank, Caller caller, Watcher watcher) {
         Job job = knownJob(jobNumber, jobId, rank, caller, watcher::error);
-        if (job == null) {
-            return () -> { };
-        }
-        if (job.aborted()) {
-            watcher.event(failedEvent(job));
-            watcher.end();
-            return () -> { };
-        }
-        if (job.left.contains(rank)) {
-            watcher.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
-                    + job.name + "'"));
-            return () -> { };
-        }
-        if (job.watches.containsKey(rank)) {
-            watcher.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of job '" + job.name
-                    + "' is already watched; each rank opens one watch"));
-            return () -> { };
-        }
-        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
-        if (deadline != null) {
-            deadline.cancel(false);
-        }
-        job.watches.put(rank, watcher);
-        watcher.event(JobEvent.newBuilder().setKind(JobEvent.Kind.WATCHING).setJobName(job.name)
-                .setJobNumber(job.number).build());
-        return () -> watchEnded(job, rank, watcher);
+        return job == null ? () -> { } : liveness.watch(job, rank, watcher);
     }
 
     /** The service is shutting down; the calls it cancels do not abort jobs. */
     synchronized void close() {
-        closing = true;
-    }
-
-    /** Rank's watch ended from the client's side: unless the rank left first, it died. */
-    private synchronized void watchEnded(Job job, int rank, Watcher watcher) {
-        if (closing || job.watches.get(rank) != watcher) {
-            return; // ended by the server (leave), or already replaced
-        }
-        job.watches.remove(rank);
-        if (!job.aborted() && byNumber[job.number] == job) {
-            abort(job, rank, "the connection of rank " + rank + " to the controller ended before the rank left the job"
-                    + " (its process died or was killed, stopped answering keepalive pings, or lost the network)");
-        }
-        forgetIfDone(job);
-    }
-
-    /** A rank promised a watch and has not opened it in time. */
-    private synchronized void watchMissing(Job job, int rank, int graceMs) {
-        job.watchDeadlines.remove(rank);
-        if (job.aborted() || byNumber[job.number] != job || job.watches.containsKey(rank) || job.left.contains(rank)) {
-            return;
-        }
-        abort(job, rank, "rank " + rank + " did not open its watch within " + graceMs
-                + " ms of the job forming (it died after joining, or never got the answer)");
-    }
-
-    /**
-     * Declares a rank dead: removes the job from the switch, fails waiting barriers and broadcasts
-     * and tells every other rank's watch. The job stays known by number until no watch is left.
-     */
-    private void abort(Job job, int rank, String reason) {
-        job.failed.add(rank);
-        job.abortReason = reason;
-        dataplane.removeJob(job.number);
-        byName.remove(job.name, job);
-        job.watchDeadlines.values().forEach(t -> t.cancel(false));
-        job.watchDeadlines.clear();
-        ControlException aborted = new ControlException(Status.ABORTED, abortDescription(job));
-        JobMeetings.failAll(job, aborted);
-        JobEvent event = failedEvent(job);
-        job.watches.values().forEach(w -> w.event(event));
-        LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
-    }
-
-    static String abortDescription(Job job) {
-        return "job '" + job.name + "' (job number " + job.number + ") was aborted because rank"
-                + (job.failed.size() == 1 ? " " + job.failed.first() : "s " + job.failed) + " died: " + job.abortReason
-                + "; the switch freed the job's slots";
-    }
-
-    private static JobEvent failedEvent(Job job) {
-        return JobEvent.newBuilder().setKind(JobEvent.Kind.RANKS_FAILED).setJobName(job.name).setJobNumber(job.number)
-                .addAllFailedRanks(job.failed).setReason(job.abortReason).build();
-    }
-
-    /** An aborted job is forgotten (its number freed) once none of its ranks holds a watch. */
-    private void forgetIfDone(Job job) {
-        if (job.aborted() && job.watches.isEmpty() && byNumber[job.number] == job) {
-            byNumber[job.number] = null;
-            LOG.info("aborted job '{}' (job number {}) forgotten: no rank watches it any more", job.name, job.number);
-        }
+        liveness.close();
     }
 
     /** What the controller and the switch know about a job that seems stuck. */
@@ -280,7 +192,7 @@ final class JobRegistry {
             watcher.end();
         }
         if (job.aborted()) {
-            forgetIfDone(job);
+            liveness.forgetIfDone(job);
             reply.ok(null);
             return;
         }

@@ -1,0 +1,145 @@
+package io.switchml.controller;
+
+import io.grpc.Status;
+import io.switchml.controller.proto.JobEvent;
+import io.switchml.dataplane.AggregationSwitch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * Whether a job's ranks are alive (docs/ARCHITECTURE.md, section 6): each rank of an installed job
+ * holds a watch (a server stream) until it leaves. A watch that ends before its rank left, or a
+ * promised watch that is not opened in time, means the rank died: the job is aborted, i.e. removed
+ * from the switch (its slots freed, its name free for a new run), waiting barriers and broadcasts
+ * fail, and the other ranks' watches are told which rank died. The aborted job keeps its number until
+ * none of its ranks holds a watch. Works on the {@link JobRegistry}'s tables with its lock held; the
+ * callbacks of ending streams and of timers take the same lock.
+ */
+final class JobLiveness {
+    private static final Logger LOG = LoggerFactory.getLogger(JobLiveness.class);
+
+    private final Object lock;
+    private final AggregationSwitch dataplane;
+    private final Map<String, Job> byName;
+    private final Job[] byNumber;
+    /** Set when the service shuts down: the watches it cancels then are not deaths. */
+    private boolean closing;
+
+    JobLiveness(Object lock, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber) {
+        this.lock = lock;
+        this.dataplane = dataplane;
+        this.byName = byName;
+        this.byNumber = byNumber;
+    }
+
+    /**
+     * Registers rank's watch and sends it WATCHING; on a job that was aborted, sends RANKS_FAILED
+     * and ends it. Returns what to run when the watch ends without the server ending it (the
+     * client cancelled it, or its connection broke).
+     */
+    Runnable watch(Job job, int rank, JobRegistry.Watcher watcher) {
+        if (job.aborted()) {
+            watcher.event(failedEvent(job));
+            watcher.end();
+            return () -> { };
+        }
+        if (job.left.contains(rank)) {
+            watcher.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
+                    + job.name + "'"));
+            return () -> { };
+        }
+        if (job.watches.containsKey(rank)) {
+            watcher.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of job '" + job.name
+                    + "' is already watched; each rank opens one watch"));
+            return () -> { };
+        }
+        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        job.watches.put(rank, watcher);
+        watcher.event(JobEvent.newBuilder().setKind(JobEvent.Kind.WATCHING).setJobName(job.name)
+                .setJobNumber(job.number).build());
+        return () -> watchEnded(job, rank, watcher);
+    }
+
+    /** The service is shutting down; the calls it cancels do not abort jobs. */
+    void close() {
+        closing = true;
+    }
+
+    /** Rank's watch ended from the client's side: unless the rank left first, it died. */
+    private void watchEnded(Job job, int rank, JobRegistry.Watcher watcher) {
+        synchronized (lock) {
+            watchEndedLocked(job, rank, watcher);
+        }
+    }
+
+    private void watchEndedLocked(Job job, int rank, JobRegistry.Watcher watcher) {
+        if (closing || job.watches.get(rank) != watcher) {
+            return; // ended by the server (leave), or already replaced
+        }
+        job.watches.remove(rank);
+        if (!job.aborted() && byNumber[job.number] == job) {
+            abort(job, rank, "the connection of rank " + rank + " to the controller ended before the rank left the job"
+                    + " (its process died or was killed, stopped answering keepalive pings, or lost the network)");
+        }
+        forgetIfDone(job);
+    }
+
+    /** A rank promised a watch and has not opened it in time. */
+    void watchMissing(Job job, int rank, int graceMs) {
+        synchronized (lock) {
+            watchMissingLocked(job, rank, graceMs);
+        }
+    }
+
+    private void watchMissingLocked(Job job, int rank, int graceMs) {
+        job.watchDeadlines.remove(rank);
+        if (job.aborted() || byNumber[job.number] != job || job.watches.containsKey(rank) || job.left.contains(rank)) {
+            return;
+        }
+        abort(job, rank, "rank " + rank + " did not open its watch within " + graceMs
+                + " ms of the job forming (it died after joining, or never got the answer)");
+    }
+
+    /**
+     * Declares a rank dead: removes the job from the switch, fails waiting barriers and broadcasts
+     * and tells every other rank's watch. The job stays known by number until no watch is left.
+     */
+    private void abort(Job job, int rank, String reason) {
+        job.failed.add(rank);
+        job.abortReason = reason;
+        dataplane.removeJob(job.number);
+        byName.remove(job.name, job);
+        job.watchDeadlines.values().forEach(t -> t.cancel(false));
+        job.watchDeadlines.clear();
+        ControlException aborted = new ControlException(Status.ABORTED, abortDescription(job));
+        JobMeetings.failAll(job, aborted);
+        JobEvent event = failedEvent(job);
+        job.watches.values().forEach(w -> w.event(event));
+        LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
+    }
+
+    static String abortDescription(Job job) {
+        return "job '" + job.name + "' (job number " + job.number + ") was aborted because rank"
+                + (job.failed.size() == 1 ? " " + job.failed.first() : "s " + job.failed) + " died: " + job.abortReason
+                + "; the switch freed the job's slots";
+    }
+
+    private static JobEvent failedEvent(Job job) {
+        return JobEvent.newBuilder().setKind(JobEvent.Kind.RANKS_FAILED).setJobName(job.name).setJobNumber(job.number)
+                .addAllFailedRanks(job.failed).setReason(job.abortReason).build();
+    }
+
+    /** An aborted job is forgotten (its number freed) once none of its ranks holds a watch. */
+    void forgetIfDone(Job job) {
+        if (job.aborted() && job.watches.isEmpty() && byNumber[job.number] == job) {
+            byNumber[job.number] = null;
+            LOG.info("aborted job '{}' (job number {}) forgotten: no rank watches it any more", job.name, job.number);
+        }
+    }
+}

@@ -4,6 +4,7 @@ import io.switchml.launch.PlotFiles;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -12,6 +13,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -45,9 +47,11 @@ public final class CostPlot {
             data.addSeries(series);
         });
         LogAxis x = new LogAxis("workers");
-        x.setSmallestValue(1);
         LogAxis y = new LogAxis("all-reduce time (ms)");
-        y.setSmallestValue(1e-3);
+        for (LogAxis axis : List.of(x, y)) {
+            axis.setTickUnit(new NumberTickUnit(1)); // one tick per power of 10, written plainly
+            axis.setNumberFormatOverride(new DecimalFormat("#,##0.###"));
+        }
         XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
         for (int i = 0; i < data.getSeriesCount(); i++) {
             renderer.setSeriesPaint(i, COLOURS[i % COLOURS.length]);

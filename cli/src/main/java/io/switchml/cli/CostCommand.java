@@ -116,7 +116,7 @@ final class CostCommand implements Callable<Integer> {
                 CostModel.bandwidthBound(bytes, rateBps) * 1e3);
         StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%8s", "workers"));
         for (CostTopology t : CostTopology.values()) {
-            header.append(String.format(Locale.ROOT, "  %s", t.label()));
+            header.append(String.format(Locale.ROOT, "  %" + width(t) + "s", t.label()));
         }
         out.println(header);
         for (Map<String, Object> row : rows) {
@@ -124,10 +124,14 @@ final class CostCommand implements Callable<Integer> {
             for (CostTopology t : CostTopology.values()) {
                 Object ms = row.get(t.name().toLowerCase(Locale.ROOT) + "_ms");
                 String cell = ms == null ? "-" : String.format(Locale.ROOT, "%.3f", (Double) ms);
-                line.append(String.format(Locale.ROOT, "  %" + t.label().length() + "s", cell));
+                line.append(String.format(Locale.ROOT, "  %" + width(t) + "s", cell));
             }
             out.println(line);
         }
+    }
+
+    private static int width(CostTopology t) {
+        return Math.max(10, t.label().length());
     }
 
     private static List<Integer> defaultWorkers() {

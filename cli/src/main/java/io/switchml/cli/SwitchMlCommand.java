@@ -3,12 +3,12 @@ package io.switchml.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code switchml} command: a switch, workers, benchmarks, training, the demo and the switch's inspection (ctl). */
+/** The {@code switchml} command: a switch, workers, benchmarks, training, the demo, the switch's inspection (ctl) and the cost model. */
 @Command(name = "switchml", mixinStandardHelpOptions = true, version = "switchml 0.1.0",
         description = "In-network aggregation for distributed training on the JVM, after SwitchML (NSDI 2021).",
         subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, TrainCommand.class, DemoCommand.class,
                 AgentCommand.class, TorchrunCommand.class, TorchTrainCommand.class,
-                CtlCommand.class, CertsCommand.class,
+                CtlCommand.class, CertsCommand.class, CostCommand.class,
                 CommandLine.HelpCommand.class})
 public final class SwitchMlCommand implements Runnable {
     @CommandLine.Spec

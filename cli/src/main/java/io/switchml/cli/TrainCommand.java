@@ -1,6 +1,7 @@
 package io.switchml.cli;
 
 import io.switchml.client.SwitchMLConfig;
+import io.switchml.launch.PlotFiles;
 import io.switchml.launch.Rack;
 import io.switchml.launch.WorkerConnection;
 import io.switchml.spark.SparkTrainRunner;
@@ -129,7 +130,7 @@ final class TrainCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--target-accuracy must be in (0, 1], not " + target);
         }
         if (plot != null) {
-            TrainPlot.requireWritable(plot);
+            PlotFiles.requireWritable(plot);
         }
         PrintStream progress = json ? System.err : System.out;
         List<TrainingSummary> all = new ArrayList<>();

@@ -165,11 +165,6 @@ final class ControlPlaneClient implements AutoCloseable {
         };
     }
 
-    /** A gRPC failure in words: its status code and description. */
-    static String describe(Throwable error) {
-        return ControlChannel.describe(error);
-    }
-
     /** A call of the worker's: the controller's own wait plus slack, so the controller's answer comes first. */
     private <T> T call(String what, Duration wait, Function<ControllerGrpc.ControllerBlockingStub, T> rpc) {
         return channel.call(what, wait.plusMillis(RPC_SLACK_MS), rpc);

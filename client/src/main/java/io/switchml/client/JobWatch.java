@@ -4,6 +4,7 @@ import io.switchml.api.ControlPlaneException;
 import io.switchml.api.SwitchMLException;
 import io.switchml.api.SwitchUnavailableException;
 import io.switchml.api.WorkerFailedException;
+import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.JobEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,7 +115,7 @@ final class JobWatch {
         if (ended) {
             return;
         }
-        String why = error == null ? "the controller ended this rank's watch" : ControlPlaneClient.describe(error);
+        String why = error == null ? "the controller ended this rank's watch" : ControlChannel.describe(error);
         listener.switchLost(new SwitchUnavailableException(lostMessage(why), error));
     }
 
@@ -139,7 +140,7 @@ final class JobWatch {
         control.diagnose(jobNumber, jobId, Duration.ofSeconds(2)).whenComplete((d, error) -> {
             String why;
             if (error != null) {
-                why = "and its controller did not answer (" + ControlPlaneClient.describe(error) + ")";
+                why = "and its controller did not answer (" + ControlChannel.describe(error) + ")";
             } else if (!d.getKnown()) {
                 why = "and its controller no longer knows the job";
             } else {

@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.api.AllReduceTimeoutException;
+import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.DiagnoseResponse;
 
 import java.time.Duration;
@@ -49,7 +50,7 @@ final class StallDiagnosis {
             timeoutDiagnosis = control.diagnose(jobNumber, jobId, DEADLINE).handle((d, error) -> error == null
                     ? diagnosis(d)
                     : new Diagnosis("The controller at " + control.address() + " could not be asked which ranks the switch"
-                    + " is waiting for (" + ControlPlaneClient.describe(error) + ").", List.of()));
+                    + " is waiting for (" + ControlChannel.describe(error) + ").", List.of()));
         }
         return timeoutDiagnosis;
     }

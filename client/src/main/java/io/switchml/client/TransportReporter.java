@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.control.ControlChannel;
 import io.switchml.controller.proto.WorkerTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +61,7 @@ final class TransportReporter {
                 .whenComplete((ok, error) -> {
                     if (error != null) {
                         LOG.debug("rank {}: transport report to the controller failed: {}", rank,
-                                ControlPlaneClient.describe(error));
+                                ControlChannel.describe(error));
                     }
                 });
     }

@@ -56,14 +56,27 @@ final class JobLiveness {
                     + "' is already watched; each rank opens one watch"));
             return () -> { };
         }
-        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
-        if (deadline != null) {
-            deadline.cancel(false);
-        }
+        cancelWatchDeadline(job, rank);
         job.watches.put(rank, watcher);
         watcher.event(JobEvent.newBuilder().setKind(JobEvent.Kind.WATCHING).setJobName(job.name)
                 .setJobNumber(job.number).build());
         return () -> watchEnded(job, rank, watcher);
+    }
+
+    /** Rank left the job: its watch is no longer awaited, and the server ends it (not a death). */
+    void rankLeft(Job job, int rank) {
+        cancelWatchDeadline(job, rank);
+        JobRegistry.Watcher watcher = job.watches.remove(rank);
+        if (watcher != null) {
+            watcher.end();
+        }
+    }
+
+    private static void cancelWatchDeadline(Job job, int rank) {
+        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
     }
 
     /** The service is shutting down; the calls it cancels do not abort jobs. */

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
@@ -183,14 +182,7 @@ final class JobRegistry {
             return;
         }
         job.left.add(rank);
-        ScheduledFuture<?> deadline = job.watchDeadlines.remove(rank);
-        if (deadline != null) {
-            deadline.cancel(false);
-        }
-        Watcher watcher = job.watches.remove(rank);
-        if (watcher != null) {
-            watcher.end();
-        }
+        liveness.rankLeft(job, rank);
         if (job.aborted()) {
             liveness.forgetIfDone(job);
             reply.ok(null);

@@ -1,6 +1,5 @@
 package io.switchml.training;
 
-import io.switchml.launch.PlotFiles;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -28,11 +27,6 @@ public final class TrainPlot {
             new Color(0xd62728), new Color(0x9467bd)};
 
     private TrainPlot() {
-    }
-
-    /** Fails now, before a long run, if the plot could not be written (see {@link PlotFiles#requireWritable}). */
-    public static void requireWritable(Path png) {
-        PlotFiles.requireWritable(png);
     }
 
     public static void write(List<TrainingSummary> runs, Path png) {

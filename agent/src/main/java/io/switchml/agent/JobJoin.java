@@ -2,7 +2,7 @@ package io.switchml.agent;
 
 import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
-import io.switchml.client.SwitchMLContext;
+import io.switchml.client.SwitchMLConnection;
 import io.switchml.collectives.CollectiveConfig;
 import io.switchml.collectives.Collectives;
 import io.switchml.collectives.Listener;
@@ -59,7 +59,7 @@ final class JobJoin implements AutoCloseable {
             props.setProperty(SwitchMLConfig.Key.JOB.property(), options.job());
             props.setProperty(SwitchMLConfig.Key.RANK.property(), String.valueOf(options.rank()));
             props.setProperty(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(options.workers()));
-            return SwitchMLContext.connect(SwitchMLConfig.builder().properties(props).build());
+            return SwitchMLConnection.connect(SwitchMLConfig.builder().properties(props).build());
         }
         String[] ranks = peers.split(",");
         if (ranks.length != options.workers()) {

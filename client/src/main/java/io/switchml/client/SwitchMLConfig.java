@@ -33,6 +33,11 @@ public final class SwitchMLConfig {
         CONTROLLERS("controllers", "",
                 "ordered host:port list of the switches' controllers, active first: on a switch failure the job moves to the"
                         + " next; empty = just `controller`"),
+        SHARDS("shards", "",
+                "one switch made of several hosts: `;`-separated shards, each a `,`-separated host:port list of its"
+                        + " controllers (active first, then its standbys); worker thread t uses shard t mod k, so there are at"
+                        + " least k threads, and each shard carries a share of every tensor in proportion to its threads;"
+                        + " empty = one switch (`controller`, `controllers`)"),
         FAILOVER_DETECTION_MS("failoverDetectionMs", "10000",
                 "with a switch to fail over to: no result for this long while packets are outstanding makes the worker ask"
                         + " the controller, and fail over if it does not answer or no longer knows the job"),
@@ -153,6 +158,7 @@ public final class SwitchMLConfig {
     // Parsed and validated once, in the constructor: a bad value fails when the configuration is built, with its name.
     private final String controller;
     private final List<ControllerAddress> controllers;
+    private final List<List<ControllerAddress>> shards;
     private final Duration failoverDetection;
     private final Fallback fallback;
     private final String job;
@@ -182,6 +188,12 @@ public final class SwitchMLConfig {
         this.values = values;
         controller = string(Key.CONTROLLER);
         controllers = parseControllers(string(Key.CONTROLLERS), controller);
+        shards = parseShards(string(Key.SHARDS));
+        if (!shards.isEmpty() && !string(Key.CONTROLLERS).isEmpty()) {
+            throw new IllegalArgumentException(Key.SHARDS.property() + " and " + Key.CONTROLLERS.property()
+                    + " exclude each other: list each shard's standbys in its own part of " + Key.SHARDS.property()
+                    + " (host:port,standby:port;host2:port,...)");
+        }
         failoverDetection = millis(Key.FAILOVER_DETECTION_MS, 1, Integer.MAX_VALUE);
         fallback = Fallback.parse(string(Key.FALLBACK));
         job = string(Key.JOB);
@@ -250,6 +262,28 @@ public final class SwitchMLConfig {
             throw new IllegalArgumentException(Key.CONTROLLERS.property() + " = '" + list + "' lists no host:port");
         }
         return List.copyOf(addresses);
+    }
+
+    /**
+     * The shards of a switch made of several hosts, each its controllers in failover order; empty for one switch.
+     * A worker joins the job at every shard ({@link ShardedSwitchML}).
+     */
+    public List<List<ControllerAddress>> shards() {
+        return shards;
+    }
+
+    private static List<List<ControllerAddress>> parseShards(String list) {
+        if (list.isBlank()) {
+            return List.of();
+        }
+        List<List<ControllerAddress>> parsed = new ArrayList<>();
+        for (String shard : list.split(";")) {
+            if (shard.isBlank()) {
+                throw new IllegalArgumentException(Key.SHARDS.property() + " = '" + list + "' has an empty shard");
+            }
+            parsed.add(parseControllers(shard, ""));
+        }
+        return List.copyOf(parsed);
     }
 
     public Duration failoverDetection() {
@@ -553,6 +587,11 @@ public final class SwitchMLConfig {
 
         public Builder controller(String hostPort) {
             return set(Key.CONTROLLER, hostPort);
+        }
+
+        /** A switch sharded over several hosts ({@code host:port;host:port}, each shard optionally with standbys after a comma). */
+        public Builder shards(String list) {
+            return set(Key.SHARDS, list);
         }
 
         /** Several controllers, active first ({@code host:port,host:port}). */

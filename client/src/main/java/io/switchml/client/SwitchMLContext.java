@@ -41,13 +41,13 @@ import java.util.function.Function;
  * pending and later operation fails with {@link SwitchUnavailableException} naming the switches
  * tried. Without failover, a lost switch fails the job as {@link SwitchSession} describes.
  */
-public final class SwitchMLContext implements AllReduce {
+public final class SwitchMLContext implements SwitchMLConnection {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SwitchMLContext.class);
     /** How many finished all-reduces' lengths are kept, for failovers that find another worker behind. */
     private static final int FINISHED_HISTORY = 1024;
 
     private final SwitchMLConfig config;
-    private final WorkerStatistics statistics = new WorkerStatistics();
+    private final WorkerStatistics statistics;
     private final boolean failoverEnabled;
     private final ExecutorService failoverThread;
     // Guarded by this:
@@ -74,8 +74,9 @@ public final class SwitchMLContext implements AllReduce {
     private List<String> fallbackEndpoints = List.of();
     private volatile boolean closed;
 
-    private SwitchMLContext(SwitchMLConfig config) {
+    private SwitchMLContext(SwitchMLConfig config, WorkerStatistics statistics) {
         this.config = PathSizing.resolve(config);
+        this.statistics = statistics;
         this.failoverEnabled = config.failoverEnabled();
         this.failoverThread = failoverEnabled ? Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "switchml-failover-rank" + config.rank());
@@ -86,7 +87,16 @@ public final class SwitchMLContext implements AllReduce {
 
     /** Joins the job described by {@code config}; returns once every worker has joined. */
     public static SwitchMLContext connect(SwitchMLConfig config) {
-        SwitchMLContext context = new SwitchMLContext(config);
+        if (!config.shards().isEmpty()) {
+            throw new IllegalArgumentException(SwitchMLConfig.Key.SHARDS.property() + " names " + config.shards().size()
+                    + " shards: join a sharded switch with ShardedSwitchML.connect (or SwitchMLConnection.connect, which picks)");
+        }
+        return connect(config, new WorkerStatistics());
+    }
+
+    /** The same, counting into {@code statistics} (shared by the shards of a {@link ShardedSwitchML}). */
+    static SwitchMLContext connect(SwitchMLConfig config, WorkerStatistics statistics) {
+        SwitchMLContext context = new SwitchMLContext(config, statistics);
         try {
             SwitchSession first = context.join(0);
             synchronized (context) {
@@ -154,6 +164,7 @@ public final class SwitchMLContext implements AllReduce {
     }
 
     /** The configuration in use: the one given, with the packet size and window chosen where they were auto. */
+    @Override
     public SwitchMLConfig config() {
         return config;
     }
@@ -163,6 +174,7 @@ public final class SwitchMLContext implements AllReduce {
         return session;
     }
 
+    @Override
     public WorkerStatistics statistics() {
         return statistics;
     }

@@ -2,7 +2,7 @@ package io.switchml.launch;
 
 import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
-import io.switchml.client.SwitchMLContext;
+import io.switchml.client.SwitchMLConnection;
 import io.switchml.client.WorkerStatistics;
 import io.switchml.collectives.BytesSent;
 import io.switchml.collectives.CollectiveConfig;
@@ -67,7 +67,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
         Properties props = new Properties();
         props.putAll(settings);
         SwitchMLConfig config = SwitchMLConfig.builder().properties(props).build();
-        SwitchMLContext context = SwitchMLContext.connect(config);
+        SwitchMLConnection context = SwitchMLConnection.connect(config);
         return new WorkerConnection(context, () -> {
             WorkerStatistics.Snapshot s = context.statistics().snapshot();
             return new Counters(s.retransmissions(), s.packetsSent(), s.bytesSent());

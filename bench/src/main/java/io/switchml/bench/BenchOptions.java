@@ -25,11 +25,22 @@ import java.util.Map;
  *                      network namespaces behind shaped links; null runs everything on this host's loopback. Its
  *                      worker count must cover the largest of {@code workers}
  * @param compression   the settings of {@code topk} and {@code qsgd}
+ * @param switchHosts   on loopback: 0 or 1 for one embedded switch, K >= 2 for K embedded switches that one job is
+ *                      sharded over ({@code switchml.shards}); in the rack, {@code rack.switchHosts()} says it
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                            long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
-                           Rack.Spec rack, Compression compression) {
+                           Rack.Spec rack, Compression compression, int switchHosts) {
+    /** Without shards on loopback. */
+    public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                        DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                        long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
+                        Rack.Spec rack, Compression compression) {
+        this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
+                dropProbability, algorithms, rack, compression, 0);
+    }
+
     /** With the default compression settings. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
@@ -62,6 +73,9 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout, 0);
     }
 
+    /** The most switches a loopback bench shards a job over. */
+    public static final int MAX_SWITCH_HOSTS = 16;
+
     public BenchOptions {
         workers = List.copyOf(workers);
         sizes = List.copyOf(sizes);
@@ -81,6 +95,16 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         }
         if (!(dropProbability >= 0 && dropProbability <= 1)) {
             throw new IllegalArgumentException("the switch drop probability must be in [0, 1], not " + dropProbability);
+        }
+        if (switchHosts < 0 || switchHosts > MAX_SWITCH_HOSTS) {
+            throw new IllegalArgumentException("--switch-hosts must be in 1.." + MAX_SWITCH_HOSTS + ", not " + switchHosts);
+        }
+        if (switchHosts > 1 && controller != null) {
+            throw new IllegalArgumentException("--switch-hosts starts its own " + switchHosts + " switches; it cannot use"
+                    + " a running one (--controller)");
+        }
+        if (rack != null && switchHosts != 0 && switchHosts != rack.switchHosts()) {
+            throw new IllegalArgumentException("the rack has " + rack.switchHosts() + " switch hosts, not " + switchHosts);
         }
         if (dropProbability > 0 && controller != null) {
             throw new IllegalArgumentException("switch drops need the embedded switch; start the running switch with"

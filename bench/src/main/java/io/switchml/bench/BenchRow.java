@@ -16,8 +16,9 @@ import java.util.List;
  * @param wireBytes bytes each worker put on the wire per all-reduce, the mean over workers and timed iterations
  *                 ({@code switchml}: UDP payload of every packet sent, retransmissions included; the TCP baselines:
  *                 TCP payload to other processes, their headers included); null when unknown
- * @param topology where the switch sits in the rack ({@link Rack.Spec#topology()}: {@code fabric}, or {@code 1-host}
- *                 for a switch server behind its own link); null outside the rack
+ * @param topology where the switch sits: in the rack {@link Rack.Spec#topology()} ({@code fabric}, or {@code K-host}
+ *                 for K switch servers behind a link each); on loopback {@code K-shard} for a job sharded over K
+ *                 embedded switches; else null
  */
 public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                        double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes,

@@ -52,36 +52,59 @@ public final class BenchRunner {
         if (options.rack() != null) {
             return runInRack(rows);
         }
-        AggregationService embedded = null;
-        String controller = options.controller();
+        List<AggregationService> embedded = new ArrayList<>();
+        Map<String, String> switchSettings = Map.of();
         boolean needsSwitch = options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch);
-        if (controller == null && needsSwitch) {
-            embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
-                    .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
-                    .egressDropProbability(options.dropProbability())
-                    .allowFaultInjection(options.dropProbability() > 0), "127.0.0.1", 0);
-            controller = "127.0.0.1:" + embedded.controllerPort();
-            progress.println("embedded switch: controller " + controller + ", dataplane UDP ports "
-                    + java.util.Arrays.toString(embedded.dataplane().ports())
-                    + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability() + " of packets and of results" : ""));
-        }
         try {
-            return runAll(controller, null, rows);
-        } finally {
-            if (embedded != null) {
-                embedded.close();
+            if (options.controller() != null) {
+                switchSettings = Map.of(SwitchMLConfig.Key.CONTROLLER.property(), options.controller());
+            } else if (needsSwitch) {
+                List<String> controllers = new ArrayList<>();
+                for (int i = 0; i < Math.max(1, options.switchHosts()); i++) {
+                    AggregationService service = startEmbedded();
+                    embedded.add(service);
+                    controllers.add("127.0.0.1:" + service.controllerPort());
+                    progress.println("embedded switch" + (options.switchHosts() > 1 ? " (shard " + i + ")" : "")
+                            + ": controller " + controllers.get(i) + ", dataplane UDP ports "
+                            + java.util.Arrays.toString(service.dataplane().ports())
+                            + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability()
+                            + " of packets and of results" : ""));
+                }
+                switchSettings = switchSettings(controllers);
             }
+            if (embedded.size() < 2) {
+                return runAll(switchSettings, null, rows);
+            }
+            String topology = embedded.size() + "-shard";
+            return runAll(switchSettings, null, row -> rows.accept(row.withTopology(topology))).stream()
+                    .map(row -> row.withTopology(topology)).toList();
+        } finally {
+            embedded.forEach(AggregationService::close);
         }
     }
 
-    private List<BenchRow> runAll(String controller, Rack rack, Consumer<BenchRow> rows) throws InterruptedException {
+    private AggregationService startEmbedded() {
+        return AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
+                .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
+                .egressDropProbability(options.dropProbability())
+                .allowFaultInjection(options.dropProbability() > 0), "127.0.0.1", 0);
+    }
+
+    /** The workers' settings for these controllers: one switch's, or the shards of one switch over several. */
+    private static Map<String, String> switchSettings(List<String> controllers) {
+        return controllers.size() == 1 ? Map.of(SwitchMLConfig.Key.CONTROLLER.property(), controllers.get(0))
+                : Map.of(SwitchMLConfig.Key.SHARDS.property(), String.join(";", controllers));
+    }
+
+    private List<BenchRow> runAll(Map<String, String> switchSettings, Rack rack, Consumer<BenchRow> rows)
+            throws InterruptedException {
         List<BenchRow> all = new ArrayList<>();
         BenchProgress status = new BenchProgress(quiet ? new PrintStream(OutputStream.nullOutputStream()) : progress,
                 options, System::nanoTime);
         for (int n : options.workers()) {
             for (AllReduceAlgorithm algorithm : options.algorithms()) {
                 status.groupStarted(algorithm, n);
-                all.addAll(runWorkers(algorithm, controller, rack, n, row -> {
+                all.addAll(runWorkers(algorithm, switchSettings, rack, n, row -> {
                     status.rowDone(row);
                     rows.accept(row);
                 }));
@@ -98,25 +121,27 @@ public final class BenchRunner {
         Rack.Spec spec = options.rack();
         try (Rack rack = Rack.create(spec)) {
             progress.println("emulated rack " + rack.prefix() + ": " + spec.describe());
-            String controller = null;
-            Process sw = null;
+            List<Process> switches = new ArrayList<>();
             try {
+                Map<String, String> switchSettings = Map.of();
                 if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
-                    sw = startSwitch(rack);
-                    controller = Rack.SWITCH_ADDRESS + ":" + RackSwitch.CONTROLLER_PORT;
+                    List<String> controllers = new ArrayList<>();
+                    for (int i = 0; i < rack.switchProcesses(); i++) {
+                        switches.add(RackSwitch.start(rack, i, options.switchPorts(), progress));
+                        controllers.add(rack.switchAddress(i) + ":" + RackSwitch.CONTROLLER_PORT);
+                    }
+                    switchSettings = switchSettings(controllers);
                 }
                 long rate = spec.rateBps();
                 String topology = spec.topology();
-                return runAll(controller, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
+                return runAll(switchSettings, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
                         .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
             } finally {
-                RackSwitch.stop(sw);
+                for (Process sw : switches) {
+                    RackSwitch.stop(sw);
+                }
             }
         }
-    }
-
-    private Process startSwitch(Rack rack) throws InterruptedException {
-        return RackSwitch.start(rack, options.switchPorts(), progress);
     }
 
     /**
@@ -141,11 +166,11 @@ public final class BenchRunner {
                 }, errors);
     }
 
-    private List<BenchRow> runWorkers(AllReduceAlgorithm algorithm, String controller, Rack rack, int n,
+    private List<BenchRow> runWorkers(AllReduceAlgorithm algorithm, Map<String, String> switchSettings, Rack rack, int n,
                                       Consumer<BenchRow> rows) throws InterruptedException {
         Map<String, String> config = new LinkedHashMap<>(options.workerConfig());
         if (algorithm.needsSwitch()) {
-            config.put(SwitchMLConfig.Key.CONTROLLER.property(), controller);
+            config.putAll(switchSettings);
             config.put(SwitchMLConfig.Key.JOB.property(), "bench-" + n + "w-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));

@@ -60,6 +60,17 @@ class BenchRunnerIT {
         assertThat(rows).extracting(BenchRow::type).containsOnly("int32");
     }
 
+    @Test
+    void workerProcessesShardedOverThreeEmbeddedSwitchesGetExactSums() throws Exception {
+        BenchOptions options = new BenchOptions(List.of(3), List.of(4L, (1L << 20) + 4), 2, 1, true, DataType.FLOAT32,
+                null, Map.of(), 1, 3, Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.SWITCHML), null,
+                io.switchml.collectives.Compression.DEFAULTS, 3);
+        List<BenchRow> rows = new BenchRunner(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(rows).extracting(BenchRow::verified).containsExactly(true, true);
+        assertThat(rows).extracting(BenchRow::topology).containsOnly("3-shard");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("embedded switch (shard 2)");
+    }
+
     /**
      * The compression baselines as worker processes: results verified against their references after the warm-up and
      * timed rounds on the same buffers (so the residuals and the seeded rounding are replayed), settings passed

@@ -86,10 +86,11 @@ final class BenchCommand implements Callable<Integer> {
             + " (required with --rack).")
     String rate;
 
-    @Option(names = "--switch-hosts", description = "With --rack: run the switch on K servers of its own, each behind"
-            + " one link shaped at --rate like a worker's, so every worker's packets cross that link (a software switch on"
-            + " a server); without it, the switch sits on the bridge (the fabric, as a switch chip). Only K = 1 for now:"
-            + " more needs a sharded switch.")
+    @Option(names = "--switch-hosts", paramLabel = "K", description = "With --rack: run the switch on K servers of its"
+            + " own, each behind one link shaped at --rate like a worker's (a software switch on a server); K >= 2 shards"
+            + " one job over them (switchml.shards: worker thread t to shard t mod K, each link carrying n x S/K); without"
+            + " it, the switch sits on the bridge (the fabric, as a switch chip). Without --rack: K embedded switches on"
+            + " loopback, the job sharded over them.")
     Integer switchHosts;
 
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
@@ -146,12 +147,12 @@ final class BenchCommand implements Callable<Integer> {
             switchDrop = 0;
         } else if (rate != null) {
             throw new IllegalArgumentException("--rate needs --rack");
-        } else if (switchHosts != null) {
-            throw new IllegalArgumentException("--switch-hosts needs --rack");
+        } else if (switchHosts != null && switchHosts < 1) {
+            throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts);
         }
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec,
-                compression.compression().withMomentum(topKMomentum));
+                compression.compression().withMomentum(topKMomentum), rack || switchHosts == null ? 0 : switchHosts);
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }

@@ -28,6 +28,11 @@ class RackBenchIT {
         benchInTheRack("1-host", "--switch-hosts", "1");
     }
 
+    @Test
+    void withTwoSwitchHostsTheJobIsShardedOverThem() throws Exception {
+        benchInTheRack("2-host", "--switch-hosts", "2");
+    }
+
     private static void benchInTheRack(String topology, String... options) throws Exception {
         assumeTrue(Rack.effectiveUid() == 0, "skipped: the emulated rack needs root (this test runs as uid "
                 + Rack.effectiveUid() + ")");
@@ -87,10 +92,10 @@ class RackBenchIT {
         assertThat(err.toString()).contains("drop probability must be in [0, 1)");
         assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--controller", "127.0.0.1:1")).isNotZero();
         assertThat(err.toString()).contains("starts its own switch");
-        assertThat(cl.execute("bench", "--switch-hosts", "1")).isNotZero();
-        assertThat(err.toString()).contains("--switch-hosts needs --rack");
-        assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "2")).isNotZero();
-        assertThat(err.toString()).contains("at most 1 host").contains("sharded");
+        assertThat(cl.execute("bench", "--switch-hosts", "2", "--controller", "127.0.0.1:1")).isNotZero();
+        assertThat(err.toString()).contains("cannot use a running one");
+        assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "17")).isNotZero();
+        assertThat(err.toString()).contains("at most 16 hosts");
         assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "0")).isNotZero();
         assertThat(err.toString()).contains("--switch-hosts must be at least 1");
     }

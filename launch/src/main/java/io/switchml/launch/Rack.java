@@ -41,8 +41,8 @@ public final class Rack implements AutoCloseable {
     /** Resolution of the nftables drop rule: {@code numgen random mod 1000000 < p x 1e6}. */
     static final int DROP_RESOLUTION = 1_000_000;
     static final int MAX_WORKERS = 200;
-    /** Switch hosts the rack can build: one, until the switch can be sharded over several. */
-    static final int MAX_SWITCH_HOSTS = 1;
+    /** Switch hosts the rack can build (a sharded switch's shards), at .254 downwards, above the workers' addresses. */
+    static final int MAX_SWITCH_HOSTS = 16;
 
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)([kmg]?)(bit|bps)?");
@@ -54,8 +54,9 @@ public final class Rack implements AutoCloseable {
      * @param rateBps         line rate of every link, in bit/s
      * @param mtu             MTU of every link and the bridge
      * @param dropProbability probability that each UDP packet is dropped on each receiving side (0: no nftables)
-     * @param switchHosts     0: the switch process sits on the bridge (the fabric, as SwitchML's switch chip); 1: it
-     *                        runs on a server of its own behind one link at the line rate
+     * @param switchHosts     0: the switch process sits on the bridge (the fabric, as SwitchML's switch chip); K >= 1:
+     *                        it runs on K servers of its own, each behind one link at the line rate (K >= 2: one
+     *                        switch sharded over them, docs/ARCHITECTURE.md section 9)
      */
     public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts) {
         /** The switch on the fabric. */
@@ -69,9 +70,8 @@ public final class Rack implements AutoCloseable {
                         + " the fabric), not " + switchHosts);
             }
             if (switchHosts > MAX_SWITCH_HOSTS) {
-                throw new IllegalArgumentException("--switch-hosts " + switchHosts + ": the rack runs the switch on at"
-                        + " most " + MAX_SWITCH_HOSTS + " host; more hosts need a switch sharded over them (the scale-out"
-                        + " issue), which does not exist yet");
+                throw new IllegalArgumentException("--switch-hosts " + switchHosts + ": the rack shards the switch over at"
+                        + " most " + MAX_SWITCH_HOSTS + " hosts");
             }
             if (workers < 1 || workers > MAX_WORKERS) {
                 throw new IllegalArgumentException("a rack has 1.." + MAX_WORKERS + " workers, not " + workers);
@@ -208,9 +208,11 @@ public final class Rack implements AutoCloseable {
             run("ip", "-n", fabric, "addr", "add", SWITCH_ADDRESS + "/24", "dev", "br0");
             dropUdp(fabric);
         } else {
-            String host = switchNamespace();
-            attach(host, "s", 0, SWITCH_ADDRESS);
-            dropUdp(host);
+            for (int i = 0; i < spec.switchHosts(); i++) {
+                String host = switchNamespace(i);
+                attach(host, "s", i, switchAddress(i));
+                dropUdp(host);
+            }
         }
         for (int i = 0; i < spec.workers(); i++) {
             String ns = workerNamespace(i);
@@ -278,9 +280,32 @@ public final class Rack implements AutoCloseable {
         return prefix;
     }
 
-    /** The namespace of the switch process: the fabric's, or the switch host's. */
+    /** The namespace of the (first) switch process: the fabric's, or the first switch host's. */
     public String switchNamespace() {
-        return spec.switchHosts() == 0 ? fabricNamespace() : prefix + "-sh0";
+        return switchNamespace(0);
+    }
+
+    /** The namespace of switch process {@code index}: the fabric's, or switch host {@code index}'s. */
+    public String switchNamespace(int index) {
+        checkSwitchHost(index);
+        return spec.switchHosts() == 0 ? fabricNamespace() : prefix + "-sh" + index;
+    }
+
+    /** The address of switch process {@code index}: {@link #SWITCH_ADDRESS} for the first, then downwards. */
+    public String switchAddress(int index) {
+        checkSwitchHost(index);
+        return SUBNET + "." + (254 - index);
+    }
+
+    /** How many switch processes the rack runs: its switch hosts, or the one on the fabric. */
+    public int switchProcesses() {
+        return Math.max(1, spec.switchHosts());
+    }
+
+    private void checkSwitchHost(int index) {
+        if (index < 0 || index >= switchProcesses()) {
+            throw new IllegalArgumentException("switch " + index + " outside the rack's 0.." + (switchProcesses() - 1));
+        }
     }
 
     /** The namespace of the bridge that joins every host. */

@@ -27,10 +27,17 @@ public final class RackSwitch {
      * {@link #stop}.
      */
     public static Process start(Rack rack, int switchPorts, PrintStream progress) throws InterruptedException {
-        List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace()));
+        return start(rack, 0, switchPorts, progress);
+    }
+
+    /** The same for switch process {@code index} of the rack (a shard, on {@link Rack#switchAddress}). */
+    public static Process start(Rack rack, int index, int switchPorts, PrintStream progress) throws InterruptedException {
+        String address = rack.switchAddress(index);
+        String tag = rack.switchProcesses() == 1 ? "[switch] " : "[switch " + index + "] ";
+        List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace(index)));
         command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                SWITCH_MAIN, "switch", "--bind", Rack.SWITCH_ADDRESS, "--controller-bind", Rack.SWITCH_ADDRESS,
+                SWITCH_MAIN, "switch", "--bind", address, "--controller-bind", address,
                 "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
                 "--controller-port", String.valueOf(CONTROLLER_PORT)));
         Process p;
@@ -51,10 +58,10 @@ public final class RackSwitch {
                     java.nio.charset.StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
                     if (line.contains(SWITCH_READY)) {
-                        progress.println("[switch] " + line);
+                        progress.println(tag + line);
                         ready.complete(true);
                     } else {
-                        progress.println("[switch] " + line);
+                        progress.println(tag + line);
                         last.addLast(line);
                         if (last.size() > 20) {
                             last.pollFirst();

@@ -33,8 +33,9 @@ class RackTest {
         assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, -0.1)).hasMessageContaining("[0, 1)");
         assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 1e-9)).hasMessageContaining("resolution");
         assertThat(new Rack.Spec(2, 1_000_000, 1500, 0.001).describe()).contains("UDP drop probability 0.001");
-        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 0, 2)).hasMessageContaining("at most 1 host")
-                .hasMessageContaining("sharded");
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 0, 17)).hasMessageContaining("at most 16 hosts")
+                .hasMessageContaining("shards");
+        assertThat(new Rack.Spec(2, 1_000_000, 1500, 0, 4).topology()).isEqualTo("4-host");
         assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 0, -1)).hasMessageContaining("at least 1");
         assertThat(new Rack.Spec(2, 1_000_000, 1500, 0).topology()).isEqualTo("fabric");
         Rack.Spec host = new Rack.Spec(2, 1_000_000, 1500, 0, 1);

@@ -65,7 +65,8 @@ final class WorkerCommand implements Callable<Integer> {
         SwitchMLConfig config = builder.build();
         WorkerPlan plan = new WorkerPlan(config.toMap(), sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), sizes.seed);
-        System.out.println("rank " + rank + " of " + workers + " joining job '" + config.job() + "' at " + config.controller());
+        System.out.println("rank " + rank + " of " + workers + " joining job '" + config.job() + "' at "
+                + (config.shards().isEmpty() ? config.controller() : config.shards().size() + " shards " + config.shards()));
         System.out.println(BenchFormat.TABLE.header().orElseThrow());
         boolean[] failed = {false};
         new BenchWorker(plan).run(report -> {

@@ -18,7 +18,7 @@ import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
- * One switch made of k hosts (docs/ARCHITECTURE.md section 9): the worker joins the job at every shard's
+ * One switch made of k hosts (docs/ARCHITECTURE.md section 10): the worker joins the job at every shard's
  * controller under the job's one name, as a {@link SwitchMLContext} per shard, and each all-reduce is cut into k
  * contiguous parts of whole blocks, shard j's in proportion to its worker threads (thread t of the worker goes to
  * shard t mod k). Each shard's link then carries n x S/k each way and each worker's S: with k = n every link

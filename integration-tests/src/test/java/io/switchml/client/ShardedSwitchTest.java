@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * One job over a switch sharded over several embedded switches (docs/ARCHITECTURE.md section 9): results
+ * One job over a switch sharded over several embedded switches (docs/ARCHITECTURE.md section 10): results
  * bit-identical to one switch's, every shard carrying its part, and a shard that fails over to its standby alone.
  */
 class ShardedSwitchTest {

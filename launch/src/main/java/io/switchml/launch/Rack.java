@@ -56,7 +56,7 @@ public final class Rack implements AutoCloseable {
      * @param dropProbability probability that each UDP packet is dropped on each receiving side (0: no nftables)
      * @param switchHosts     0: the switch process sits on the bridge (the fabric, as SwitchML's switch chip); K >= 1:
      *                        it runs on K servers of its own, each behind one link at the line rate (K >= 2: one
-     *                        switch sharded over them, docs/ARCHITECTURE.md section 9)
+     *                        switch sharded over them, docs/ARCHITECTURE.md section 10)
      */
     public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts) {
         /** The switch on the fabric. */

@@ -11,10 +11,10 @@
 #
 # RATE is a tc rate (default 500mbit), PERCENT a drop percentage per receiving interface (e.g.
 # 0.1), WORKER OPTIONS go to every `switchml worker` (default: --size 64MiB --iters 5 --verify).
-# --switch-hosts 1 runs the switch on a server of its own behind one link shaped like a worker's
-# (a software switch; without it the switch sits on the bridge, as a switch chip); only K = 1 for
-# now. --jobs J splits the workers into J jobs of N / J workers that run at the same time through
-# the one switch (to see how they share its link). Needs root, iproute2 (ip, tc) and, with --drop,
+# --switch-hosts 1 runs the switch on a server of its own behind one link shaped like a worker's;
+# (a software switch; without it the switch sits on the bridge, as a switch chip); --switch-hosts K
+# runs K such servers and shards each job over them. --jobs J splits the workers into J jobs of
+# N / J workers that run at the same time through the same switch (to see how they share its link). Needs root, iproute2 (ip, tc) and, with --drop,
 # nftables.
 set -euo pipefail
 
@@ -63,17 +63,21 @@ if ! [[ "$switch_hosts" =~ ^[0-9]+$ ]]; then
   echo "rack: --switch-hosts must be a number of hosts, at least 1 (leave it out for the switch on the fabric)" >&2
   exit 2
 fi
-if [ "$switch_hosts" -gt 1 ]; then
-  echo "rack: --switch-hosts $switch_hosts: the rack runs the switch on at most 1 host; more hosts need a switch" \
-    "sharded over them (the scale-out issue), which does not exist yet" >&2; exit 2
+if [ "$switch_hosts" -gt 16 ]; then
+  echo "rack: --switch-hosts $switch_hosts: the rack shards the switch over at most 16 hosts" >&2; exit 2
 fi
 if ! [[ "$jobs" =~ ^[0-9]+$ ]] || [ "$jobs" -lt 1 ] || [ $((workers % jobs)) -ne 0 ]; then
   echo "rack: --jobs must be at least 1 and divide --workers ($workers)" >&2; exit 2
 fi
 
 fabric="$prefix-sw"
-sw="$fabric"                      # where the switch process runs
-[ "$switch_hosts" -eq 0 ] || sw="$prefix-sh0"
+switch_count=$(( switch_hosts > 0 ? switch_hosts : 1 ))
+switch_ns() { # switch index: the namespace its process runs in
+  if [ "$switch_hosts" -eq 0 ]; then echo "$fabric"; else echo "$prefix-sh$1"; fi
+}
+switch_address() { # switch index: .254 for the first, then downwards
+  echo "$subnet.$((254 - $1))"
+}
 pids=()
 workdir="$(mktemp -d)"
 
@@ -149,31 +153,44 @@ if [ "$switch_hosts" -eq 0 ]; then
   ip -n "$fabric" addr add "$subnet.254/24" dev br0
   drop_udp "$fabric"
 else
-  attach "$sw" s0 s0 "$subnet.254"   # the switch server, behind one link like a worker's
+  for ((k = 0; k < switch_hosts; k++)); do
+    attach "$(switch_ns "$k")" "s$k" "s$k" "$(switch_address "$k")"   # a switch server, behind one link like a worker's
+  done
 fi
 for ((i = 0; i < workers; i++)); do
   attach "$prefix-w$i" "$i" "p$i" "$subnet.$((i + 1))"
 done
 
 topology=fabric
-[ "$switch_hosts" -eq 0 ] || topology="$switch_hosts-host (switch on a server behind one link)"
+[ "$switch_hosts" -eq 0 ] || topology="$switch_hosts-host (switch on $switch_hosts server(s) behind one link each)"
 echo "rack: $workers workers in $jobs job(s), links $rate (tbf burst $burst B), MTU $mtu, switch: $topology${drop:+, UDP drop $drop % per receiving side}"
-ip netns exec "$sw" "$root/switchml" switch --bind "$subnet.254" --controller-bind "$subnet.254" \
-  > "$workdir/switch.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 300); do
-  grep -q "switchml switch ready" "$workdir/switch.log" && break
-  kill -0 "${pids[0]}" 2>/dev/null || { cat "$workdir/switch.log" >&2; echo "rack: the switch did not start" >&2; exit 1; }
-  sleep 0.1
+controllers=()
+for ((k = 0; k < switch_count; k++)); do
+  address="$(switch_address "$k")"
+  ip netns exec "$(switch_ns "$k")" "$root/switchml" switch --bind "$address" --controller-bind "$address" \
+    > "$workdir/switch$k.log" 2>&1 &
+  pid=$!
+  pids+=($pid)
+  for _ in $(seq 1 300); do
+    grep -q "switchml switch ready" "$workdir/switch$k.log" && break
+    kill -0 "$pid" 2>/dev/null || { cat "$workdir/switch$k.log" >&2; echo "rack: switch $k did not start" >&2; exit 1; }
+    sleep 0.1
+  done
+  grep -q "switchml switch ready" "$workdir/switch$k.log" || { echo "rack: switch $k did not get ready in 30 s" >&2; exit 1; }
+  controllers+=("$address:50099")
 done
-grep -q "switchml switch ready" "$workdir/switch.log" || { echo "rack: the switch did not get ready in 30 s" >&2; exit 1; }
+# One switch: its controller; several: the job sharded over them (README, A sharded switch).
+switch_args=(--controller "${controllers[0]}")
+if [ "$switch_count" -gt 1 ]; then
+  switch_args=(--set "shards=$(IFS=';'; echo "${controllers[*]}")")
+fi
 
 worker_pids=()
 per_job=$((workers / jobs))
 for ((i = 0; i < workers; i++)); do
   job=rack
   [ "$jobs" -eq 1 ] || job="rack$((i / per_job))"
-  ip netns exec "$prefix-w$i" "$root/switchml" worker --controller "$subnet.254:50099" --job "$job" \
+  ip netns exec "$prefix-w$i" "$root/switchml" worker "${switch_args[@]}" --job "$job" \
     --workers "$per_job" --rank "$((i % per_job))" --local-address "$subnet.$((i + 1))" "${worker_args[@]}" \
     > "$workdir/worker$i.log" 2>&1 &
   pids+=($!)

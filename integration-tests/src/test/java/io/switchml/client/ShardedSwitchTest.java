@@ -160,6 +160,23 @@ class ShardedSwitchTest {
     }
 
     @Test
+    void aShardWithoutStandbyThatDiesFailsTheAllReduceSayingWhichSwitchIsGone() throws Exception {
+        String shard0 = startSwitch();
+        String shard1 = startSwitch();
+        join(2, shard0 + ";" + shard1, b -> b.threads(2));
+        switches.get(1).close();
+        float[][] in = TestTensors.floatsByRank(43, 2, 8 * K);
+        List<CompletableFuture<Void>> ops = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            ops.add(workers.get(r).allReduceAsync(FloatBuffer.wrap(in[r]), FloatBuffer.wrap(in[r]), ReduceOp.SUM));
+        }
+        for (CompletableFuture<Void> op : ops) {
+            assertThatThrownBy(() -> op.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(io.switchml.api.SwitchUnavailableException.class)
+                    .hasMessageContaining(shard1.substring(shard1.indexOf(':') + 1));
+        }
+    }
+
+    @Test
     void aSingleSwitchContextRefusesShardsAndShardsExcludeControllers() {
         SwitchMLConfig sharded = SwitchMLConfig.builder().shards("127.0.0.1:1;127.0.0.1:2").rank(0).workers(1).build();
         assertThatThrownBy(() -> SwitchMLContext.connect(sharded)).isInstanceOf(IllegalArgumentException.class)

@@ -7,6 +7,7 @@ import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
+import io.switchml.launch.SwitchSettings;
 import io.switchml.launch.WorkerGroup;
 import io.switchml.launch.WorkerProcess;
 
@@ -57,7 +58,7 @@ public final class BenchRunner {
         boolean needsSwitch = options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch);
         try {
             if (options.controller() != null) {
-                switchSettings = Map.of(SwitchMLConfig.Key.CONTROLLER.property(), options.controller());
+                switchSettings = SwitchSettings.of(List.of(options.controller()));
             } else if (needsSwitch) {
                 List<String> controllers = new ArrayList<>();
                 for (int i = 0; i < Math.max(1, options.switchHosts()); i++) {
@@ -70,7 +71,7 @@ public final class BenchRunner {
                             + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability()
                             + " of packets and of results" : ""));
                 }
-                switchSettings = switchSettings(controllers);
+                switchSettings = SwitchSettings.of(controllers);
             }
             if (embedded.size() < 2) {
                 return runAll(switchSettings, null, rows);
@@ -88,12 +89,6 @@ public final class BenchRunner {
                 .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
                 .egressDropProbability(options.dropProbability())
                 .allowFaultInjection(options.dropProbability() > 0), "127.0.0.1", 0);
-    }
-
-    /** The workers' settings for these controllers: one switch's, or the shards of one switch over several. */
-    private static Map<String, String> switchSettings(List<String> controllers) {
-        return controllers.size() == 1 ? Map.of(SwitchMLConfig.Key.CONTROLLER.property(), controllers.get(0))
-                : Map.of(SwitchMLConfig.Key.SHARDS.property(), String.join(";", controllers));
     }
 
     private List<BenchRow> runAll(Map<String, String> switchSettings, Rack rack, Consumer<BenchRow> rows)
@@ -123,23 +118,15 @@ public final class BenchRunner {
             progress.println("emulated rack " + rack.prefix() + ": " + spec.describe());
             List<Process> switches = new ArrayList<>();
             try {
-                Map<String, String> switchSettings = Map.of();
-                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
-                    List<String> controllers = new ArrayList<>();
-                    for (int i = 0; i < rack.switchProcesses(); i++) {
-                        switches.add(RackSwitch.start(rack, i, options.switchPorts(), progress));
-                        controllers.add(rack.switchAddress(i) + ":" + RackSwitch.CONTROLLER_PORT);
-                    }
-                    switchSettings = switchSettings(controllers);
-                }
+                Map<String, String> switchSettings = SwitchSettings.of(
+                        options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)
+                                ? RackSwitch.startAll(rack, options.switchPorts(), progress, switches) : List.of());
                 long rate = spec.rateBps();
                 String topology = spec.topology();
                 return runAll(switchSettings, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
                         .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
             } finally {
-                for (Process sw : switches) {
-                    RackSwitch.stop(sw);
-                }
+                RackSwitch.stopAll(switches);
             }
         }
     }

@@ -70,6 +70,11 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
     int mtu;
 
+    @Option(names = "--switch-hosts", paramLabel = "K", description = "With --rack: run the switch on K servers of its"
+            + " own, each behind one link shaped like a worker's; K >= 2 shards the job over them (as in switchml bench)."
+            + " Without it, the switch sits on the bridge.")
+    Integer switchHosts;
+
     @Option(names = "--target-accuracy", defaultValue = "0.82", description = "The test accuracy whose training time"
             + " (seconds_to_target, measured at epoch ends) every run reports and --plot draws (default: ${DEFAULT-VALUE}).")
     double target;
@@ -117,12 +122,18 @@ final class TrainCommand implements Callable<Integer> {
             if (controller != null) {
                 throw new IllegalArgumentException("--rack starts its own switch in the rack; drop --controller");
             }
+            if (switchHosts != null && switchHosts < 1) {
+                throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts
+                        + " (leave it out for the switch on the fabric)");
+            }
             for (String r : rates) {
-                racks.add(new Rack.Spec(workers, Rack.parseRate(r), mtu, 0));
+                racks.add(new Rack.Spec(workers, Rack.parseRate(r), mtu, 0, switchHosts == null ? 0 : switchHosts));
             }
             Rack.requireRoot(Rack.effectiveUid());
         } else if (rates != null) {
             throw new IllegalArgumentException("--rate needs --rack");
+        } else if (switchHosts != null) {
+            throw new IllegalArgumentException("--switch-hosts needs --rack");
         } else {
             racks.add(null);
         }

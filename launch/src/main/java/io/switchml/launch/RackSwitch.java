@@ -91,6 +91,28 @@ public final class RackSwitch {
         return p;
     }
 
+    /**
+     * Starts every switch process of the rack ({@link Rack#switchProcesses()}: the fabric's, or one per switch host)
+     * and adds each to {@code started} as it starts, so the caller's {@link #stopAll} stops those that did even when a
+     * later one fails. Returns their controllers' host:port, in shard order.
+     */
+    public static List<String> startAll(Rack rack, int switchPorts, PrintStream progress, List<Process> started)
+            throws InterruptedException {
+        List<String> controllers = new ArrayList<>();
+        for (int i = 0; i < rack.switchProcesses(); i++) {
+            started.add(start(rack, i, switchPorts, progress));
+            controllers.add(rack.switchAddress(i) + ":" + CONTROLLER_PORT);
+        }
+        return controllers;
+    }
+
+    /** Stops every switch {@link #startAll} started. */
+    public static void stopAll(List<Process> switches) throws InterruptedException {
+        for (Process sw : switches) {
+            stop(sw);
+        }
+    }
+
     /** Stops a switch {@link #start} started (null: nothing to stop). */
     public static void stop(Process sw) throws InterruptedException {
         if (sw != null) {

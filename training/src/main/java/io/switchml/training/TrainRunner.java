@@ -7,6 +7,7 @@ import io.switchml.dataplane.SwitchConfig;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
+import io.switchml.launch.SwitchSettings;
 import io.switchml.launch.WorkerGroup;
 import io.switchml.launch.WorkerProcess;
 
@@ -90,7 +91,7 @@ public final class TrainRunner {
                     + java.util.Arrays.toString(embedded.dataplane().ports()));
         }
         try {
-            return train(controller, null, epochs);
+            return train(SwitchSettings.of(controller == null ? List.of() : List.of(controller)), null, epochs);
         } finally {
             if (embedded != null) {
                 embedded.close();
@@ -102,16 +103,13 @@ public final class TrainRunner {
     private TrainingSummary runInRack(Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
         try (Rack rack = Rack.create(options.rack())) {
             progress.println("emulated rack " + rack.prefix() + ": " + options.rack().describe());
-            Process sw = null;
+            List<Process> switches = new ArrayList<>();
             try {
-                String controller = null;
-                if (options.plan().aggregation() == Aggregation.SWITCHML) {
-                    sw = RackSwitch.start(rack, 1, progress);
-                    controller = Rack.SWITCH_ADDRESS + ":" + RackSwitch.CONTROLLER_PORT;
-                }
-                return train(controller, rack, epochs);
+                List<String> controllers = options.plan().aggregation() == Aggregation.SWITCHML
+                        ? RackSwitch.startAll(rack, 1, progress, switches) : List.of();
+                return train(SwitchSettings.of(controllers), rack, epochs);
             } finally {
-                RackSwitch.stop(sw);
+                RackSwitch.stopAll(switches);
             }
         }
     }
@@ -126,12 +124,16 @@ public final class TrainRunner {
         System.setProperty("org.slf4j.simpleLogger.log.ai.djl", System.getProperty("org.slf4j.simpleLogger.log.ai.djl", "error"));
     }
 
-    private TrainingSummary train(String controller, Rack rack, Consumer<TrainingSummary.EpochSummary> epochs)
-            throws InterruptedException {
+    /** @param switchSettings where {@code switchml} workers find the switch ({@code switchml.controller} or {@code .shards}) */
+    private TrainingSummary train(Map<String, String> switchSettings, Rack rack,
+                                  Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
         int n = options.workers();
         TrainPlan plan = options.plan().withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
         if (plan.aggregation() == Aggregation.SWITCHML) {
-            plan = plan.withConfig(SwitchMLConfig.Key.CONTROLLER.property(), controller)
+            for (Map.Entry<String, String> setting : switchSettings.entrySet()) {
+                plan = plan.withConfig(setting.getKey(), setting.getValue());
+            }
+            plan = plan
                     .withConfig(SwitchMLConfig.Key.JOB.property(), "train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
         boolean exchangesEndpoints = plan.aggregation().exchangesEndpoints();

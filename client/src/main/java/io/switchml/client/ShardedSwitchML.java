@@ -97,15 +97,6 @@ public final class ShardedSwitchML implements SwitchMLConnection {
                 .threads(threads).build();
     }
 
-    @Override
-    public int rank() {
-        return config.rank();
-    }
-
-    @Override
-    public int workers() {
-        return config.workers();
-    }
 
     /** The number of shards. */
     public int shardCount() {

@@ -10,6 +10,16 @@ public interface SwitchMLConnection extends AllReduce {
     /** The configuration in use: the one given, with the packet size and window chosen where they were auto. */
     SwitchMLConfig config();
 
+    @Override
+    default int rank() {
+        return config().rank();
+    }
+
+    @Override
+    default int workers() {
+        return config().workers();
+    }
+
     /** The worker's packet counters (of every shard together). */
     WorkerStatistics statistics();
 

@@ -139,15 +139,6 @@ public final class SwitchMLContext implements SwitchMLConnection {
         }
     }
 
-    @Override
-    public int rank() {
-        return config.rank();
-    }
-
-    @Override
-    public int workers() {
-        return config.workers();
-    }
 
     /** The job number the current switch's controller assigned (-1 once the job runs on the fallback ring). */
     public synchronized int jobNumber() {

@@ -2,6 +2,7 @@ package io.switchml.bench;
 
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.LeafRole;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.PeerEndpoints;
@@ -35,6 +36,10 @@ public final class BenchRunner {
     private final BenchOptions options;
     private final PrintStream progress;
     private final boolean quiet;
+    /** Leaf switches under a spine (docs/ARCHITECTURE.md section 9); 0: one switch. */
+    private final int leaves;
+    /** With leaves: each leaf's controller, leaf 0 first, once they run; rank r joins the leaf that serves it. */
+    private List<String> leafControllers;
 
     /** Prints what happens (the switch, worker errors, a line per group and per row) on {@code progress}. */
     public BenchRunner(BenchOptions options, PrintStream progress) {
@@ -43,14 +48,36 @@ public final class BenchRunner {
 
     /** @param quiet leave out the progress lines of each group and row ({@link BenchProgress}) */
     public BenchRunner(BenchOptions options, PrintStream progress, boolean quiet) {
+        this(options, progress, quiet, 0);
+    }
+
+    /**
+     * @param leaves run {@code switchml} through this many leaf switches under a spine (0: one switch); each worker
+     *               count must be at least this
+     */
+    public BenchRunner(BenchOptions options, PrintStream progress, boolean quiet, int leaves) {
+        if (leaves < 0 || leaves > 0 && options.controller() != null) {
+            throw new IllegalArgumentException(leaves < 0 ? "--leaves must be at least 1, not " + leaves
+                    : "--leaves starts its own spine and leaves; drop --controller");
+        }
+        for (int n : options.workers()) {
+            if (n < leaves) {
+                throw new IllegalArgumentException("--leaves " + leaves + " needs at least one worker per leaf; --workers "
+                        + n + " has fewer");
+            }
+        }
         this.options = options;
         this.progress = progress;
         this.quiet = quiet;
+        this.leaves = leaves;
     }
 
     public List<BenchRow> run(Consumer<BenchRow> rows) throws InterruptedException {
         if (options.rack() != null) {
             return runInRack(rows);
+        }
+        if (leaves > 0 && options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
+            return runThroughLeaves(rows);
         }
         AggregationService embedded = null;
         String controller = options.controller();
@@ -71,6 +98,19 @@ public final class BenchRunner {
             if (embedded != null) {
                 embedded.close();
             }
+        }
+    }
+
+    /** On loopback through an embedded spine and {@link #leaves} leaves; the rows say so in their topology. */
+    private List<BenchRow> runThroughLeaves(Consumer<BenchRow> rows) throws InterruptedException {
+        try (EmbeddedHierarchy hierarchy = EmbeddedHierarchy.start(leaves, options.switchPorts(), options.dropProbability(),
+                progress)) {
+            leafControllers = hierarchy.leafControllers();
+            String topology = leaves + "-leaves";
+            return runAll(leafControllers.get(0), null, row -> rows.accept(row.withTopology(topology)))
+                    .stream().map(row -> row.withTopology(topology)).toList();
+        } finally {
+            leafControllers = null;
         }
     }
 
@@ -157,6 +197,10 @@ public final class BenchRunner {
         try (WorkerGroup workers = new WorkerGroup(options.workerTimeout())) {
             for (int r = 0; r < n; r++) {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
+                if (algorithm.needsSwitch() && leafControllers != null) {
+                    mine = mine.withConfig(SwitchMLConfig.Key.CONTROLLER.property(),
+                            leafControllers.get(LeafRole.leafOf(r, leafControllers.size(), n)));
+                }
                 List<String> prefix = List.of();
                 if (rack != null) {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));

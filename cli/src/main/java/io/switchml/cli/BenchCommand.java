@@ -92,6 +92,11 @@ final class BenchCommand implements Callable<Integer> {
             + " more needs a sharded switch.")
     Integer switchHosts;
 
+    @Option(names = "--leaves", paramLabel = "L", description = "Aggregate through L leaf switches under a spine (a"
+            + " two-level hierarchy, docs/ARCHITECTURE.md section 9), embedded on loopback; rank r joins the leaf that"
+            + " serves it. Each worker count must be at least L (default: one switch).")
+    Integer leaves;
+
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
     int mtu;
 
@@ -163,7 +168,7 @@ final class BenchCommand implements Callable<Integer> {
             out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
         }
         output.header().ifPresent(out::println);
-        List<BenchRow> rows = new BenchRunner(options, System.err, quiet).run(row -> {
+        List<BenchRow> rows = new BenchRunner(options, System.err, quiet, leaves == null ? 0 : leaves).run(row -> {
             out.println(output.line(row));
             out.flush();
         });

@@ -2,7 +2,6 @@ package io.switchml.bench;
 
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.controller.AggregationService;
-import io.switchml.controller.LeafRole;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.PeerEndpoints;
@@ -10,6 +9,7 @@ import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
 import io.switchml.launch.WorkerGroup;
 import io.switchml.launch.WorkerProcess;
+import io.switchml.protocol.LeafRanks;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -199,7 +199,7 @@ public final class BenchRunner {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
                 if (algorithm.needsSwitch() && leafControllers != null) {
                     mine = mine.withConfig(SwitchMLConfig.Key.CONTROLLER.property(),
-                            leafControllers.get(LeafRole.leafOf(r, leafControllers.size(), n)));
+                            leafControllers.get(LeafRanks.leafOf(r, leafControllers.size(), n)));
                 }
                 List<String> prefix = List.of();
                 if (rack != null) {

@@ -7,6 +7,7 @@ import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.WorkerEndpoint;
+import io.switchml.protocol.LeafRanks;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import org.slf4j.Logger;
@@ -114,9 +115,9 @@ final class JobFormation {
             } else {
                 LeafRole role = spine.role();
                 int n = request.getParameters().getNumWorkers();
-                int first = LeafRole.firstRank(role.leafIndex(), role.leaves(), n);
+                int first = LeafRanks.firstRank(role.leafIndex(), role.leaves(), n);
                 job = new Job(name, request.getParameters(), secret, first,
-                        LeafRole.firstRank(role.leafIndex() + 1, role.leaves(), n) - first);
+                        LeafRanks.firstRank(role.leafIndex() + 1, role.leaves(), n) - first);
             }
             byName.put(name, job);
         } else if (!job.parameters.equals(request.getParameters())) {
@@ -177,14 +178,14 @@ final class JobFormation {
                     + " leaves of this hierarchy; every leaf needs at least one rank";
         }
         int rank = request.getRank();
-        int leaf = LeafRole.leafOf(rank, role.leaves(), n);
+        int leaf = LeafRanks.leafOf(rank, role.leaves(), n);
         if (leaf == role.leafIndex()) {
             return null;
         }
         return "rank " + rank + " of job '" + request.getJobName() + "' (" + n + " workers over " + role.leaves()
-                + " leaves) is served by leaf " + leaf + " (ranks " + LeafRole.ranksOf(leaf, role.leaves(), n)
+                + " leaves) is served by leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), n)
                 + "), but this switch is leaf " + role.leafIndex() + " (ranks "
-                + LeafRole.ranksOf(role.leafIndex(), role.leaves(), n) + "); point that worker's switchml.controller at leaf "
+                + LeafRanks.describe(role.leafIndex(), role.leaves(), n) + "); point that worker's switchml.controller at leaf "
                 + leaf;
     }
 

@@ -18,6 +18,7 @@ import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.controller.proto.WatchRequest;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.UplinkSpec;
+import io.switchml.protocol.LeafRanks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -226,12 +227,12 @@ final class SpineLink implements AutoCloseable {
         List<Integer> ranks = new java.util.ArrayList<>();
         List<String> leaves = new java.util.ArrayList<>();
         for (int leaf : event.getFailedRanksList()) {
-            int first = LeafRole.firstRank(leaf, role.leaves(), job.workers());
-            int end = LeafRole.firstRank(leaf + 1, role.leaves(), job.workers());
+            int first = LeafRanks.firstRank(leaf, role.leaves(), job.workers());
+            int end = LeafRanks.firstRank(leaf + 1, role.leaves(), job.workers());
             for (int rank = first; rank < end; rank++) {
                 ranks.add(rank);
             }
-            leaves.add("leaf " + leaf + " (ranks " + LeafRole.ranksOf(leaf, role.leaves(), job.workers()) + ")");
+            leaves.add("leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), job.workers()) + ")");
         }
         events.spineAborted(job, ranks, String.join(", ", leaves) + " dropped out of job '" + job.name + "' at the spine at "
                 + role.spine() + ": " + event.getReason());
@@ -254,7 +255,7 @@ final class SpineLink implements AutoCloseable {
                                     .setRank(role.leafIndex()).setSequence(sequence).setTimeoutMs(timeoutMs).build()));
                     answer = new byte[0];
                 } else {
-                    int rootLeaf = LeafRole.leafOf(root, role.leaves(), job.workers());
+                    int rootLeaf = LeafRanks.leafOf(root, role.leaves(), job.workers());
                     answer = channel.call("relay broadcast #" + sequence + " of job '" + job.name + "' to the spine as "
                             + describe(), deadline, stub -> stub.broadcast(BroadcastRequest.newBuilder()
                             .setJobNumber(m.jobNumber).setRank(role.leafIndex()).setRoot(rootLeaf).setSequence(sequence)

@@ -5,6 +5,7 @@ import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.LeafRole;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.protocol.LeafRanks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +68,7 @@ final class LocalCluster implements AutoCloseable {
 
     /** The leaf that serves rank (in a hierarchy). */
     AggregationService leafOf(int rank) {
-        return leaves.get(LeafRole.leafOf(rank, leaves.size(), contexts.size()));
+        return leaves.get(LeafRanks.leafOf(rank, leaves.size(), contexts.size()));
     }
 
     private LocalCluster(AggregationService service, List<AggregationService> leaves, boolean ownsService, String job,
@@ -80,7 +81,7 @@ final class LocalCluster implements AutoCloseable {
             List<CompletableFuture<SwitchMLContext>> joining = new ArrayList<>();
             for (int r = 0; r < workers; r++) {
                 AggregationService controller = leaves.isEmpty() ? service
-                        : leaves.get(LeafRole.leafOf(r, leaves.size(), workers));
+                        : leaves.get(LeafRanks.leafOf(r, leaves.size(), workers));
                 SwitchMLConfig config = configure.apply(SwitchMLConfig.builder()
                         .controller("127.0.0.1:" + controller.controllerPort()).job(job).rank(r).workers(workers)
                         .joinTimeout(java.time.Duration.ofSeconds(30))

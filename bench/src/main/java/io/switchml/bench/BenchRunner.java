@@ -60,6 +60,14 @@ public final class BenchRunner {
             throw new IllegalArgumentException(leaves < 0 ? "--leaves must be at least 1, not " + leaves
                     : "--leaves starts its own spine and leaves; drop --controller");
         }
+        Rack.Spec rack = options.rack();
+        if (rack != null && rack.leaves() != leaves) {
+            throw new IllegalArgumentException("the rack has " + rack.leaves() + " leaves but the bench runs " + leaves);
+        }
+        if (rack != null && leaves > 0 && !options.workers().equals(List.of(rack.workers()))) {
+            throw new IllegalArgumentException("a rack of leaves places each worker in its leaf's rack for one worker"
+                    + " count; give --workers one value, not " + options.workers());
+        }
         for (int n : options.workers()) {
             if (n < leaves) {
                 throw new IllegalArgumentException("--leaves " + leaves + " needs at least one worker per leaf; --workers "
@@ -140,8 +148,17 @@ public final class BenchRunner {
             progress.println("emulated rack " + rack.prefix() + ": " + spec.describe());
             String controller = null;
             Process sw = null;
+            List<Process> hierarchy = List.of();
             try {
-                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
+                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && leaves > 0) {
+                    hierarchy = RackSwitch.startHierarchy(rack, options.switchPorts(), progress);
+                    List<String> controllers = new ArrayList<>();
+                    for (int i = 0; i < leaves; i++) {
+                        controllers.add(rack.leafAddress(i) + ":" + RackSwitch.CONTROLLER_PORT);
+                    }
+                    leafControllers = controllers;
+                    controller = controllers.get(0);
+                } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
                     sw = startSwitch(rack);
                     controller = Rack.SWITCH_ADDRESS + ":" + RackSwitch.CONTROLLER_PORT;
                 }
@@ -151,6 +168,10 @@ public final class BenchRunner {
                         .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
             } finally {
                 RackSwitch.stop(sw);
+                for (Process p : hierarchy) {
+                    RackSwitch.stop(p);
+                }
+                leafControllers = null;
             }
         }
     }

@@ -94,7 +94,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--leaves", paramLabel = "L", description = "Aggregate through L leaf switches under a spine (a"
             + " two-level hierarchy, docs/ARCHITECTURE.md section 9), embedded on loopback; rank r joins the leaf that"
-            + " serves it. Each worker count must be at least L (default: one switch).")
+            + " serves it. Each worker count must be at least L (default: one switch). With --rack: L racks, each"
+            + " with its bridge and its leaf on it, every leaf joined to a spine namespace by one link at --rate;"
+            + " one --workers value.")
     Integer leaves;
 
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
@@ -147,7 +149,8 @@ final class BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts
                         + " (leave it out for the switch on the fabric)");
             }
-            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop, switchHosts == null ? 0 : switchHosts);
+            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop, switchHosts == null ? 0 : switchHosts,
+                    leaves == null ? 0 : leaves);
             switchDrop = 0;
         } else if (rate != null) {
             throw new IllegalArgumentException("--rate needs --rack");

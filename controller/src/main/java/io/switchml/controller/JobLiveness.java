@@ -164,8 +164,8 @@ final class JobLiveness implements SpineLink.Events {
     @Override
     public void spineLost(Job job, String reason) {
         synchronized (lock) {
-            if (!running(job)) {
-                return;
+            if (closing || !running(job)) {
+                return; // a leaf shutting down cancels its own spine watches: its workers see the leaf go
             }
             job.abortReason = reason;
             dataplane.removeJob(job.number);

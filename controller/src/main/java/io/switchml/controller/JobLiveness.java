@@ -6,6 +6,8 @@ import io.switchml.dataplane.AggregationSwitch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
@@ -97,7 +99,7 @@ final class JobLiveness implements SpineLink.Events {
         }
         job.watches.remove(rank);
         if (!job.aborted() && byNumber[job.number] == job) {
-            abort(job, java.util.List.of(rank), "the connection of rank " + rank + " to the controller ended before the rank left the job"
+            abort(job, List.of(rank), "the connection of rank " + rank + " to the controller ended before the rank left the job"
                     + " (its process died or was killed, stopped answering keepalive pings, or lost the network)");
         }
         forgetIfDone(job);
@@ -115,7 +117,7 @@ final class JobLiveness implements SpineLink.Events {
         if (job.aborted() || byNumber[job.number] != job || job.watches.containsKey(rank) || job.left.contains(rank)) {
             return;
         }
-        abort(job, java.util.List.of(rank), "rank " + rank + " did not open its watch within " + graceMs
+        abort(job, List.of(rank), "rank " + rank + " did not open its watch within " + graceMs
                 + " ms of the job forming (it died after joining, or never got the answer)");
     }
 
@@ -123,7 +125,7 @@ final class JobLiveness implements SpineLink.Events {
      * Declares a rank dead: removes the job from the switch, fails waiting barriers and broadcasts
      * and tells every other rank's watch. The job stays known by number until no watch is left.
      */
-    private void abort(Job job, java.util.Collection<Integer> ranks, String reason) {
+    private void abort(Job job, Collection<Integer> ranks, String reason) {
         job.failed.addAll(ranks);
         job.abortReason = reason;
         if (job.spine != null) {
@@ -149,7 +151,7 @@ final class JobLiveness implements SpineLink.Events {
 
     /** A leaf's job: the spine aborted its job because other leaves dropped out; the ranks they serve are gone. */
     @Override
-    public void spineAborted(Job job, java.util.List<Integer> failedRanks, String reason) {
+    public void spineAborted(Job job, List<Integer> failedRanks, String reason) {
         synchronized (lock) {
             if (running(job)) {
                 abort(job, failedRanks, reason);
@@ -175,7 +177,7 @@ final class JobLiveness implements SpineLink.Events {
             ControlException lost = new ControlException(Status.UNAVAILABLE, abortDescription(job));
             JobMeetings.failAll(job, lost);
             // Out of the table first: the watches' own end callbacks then find nothing to do.
-            java.util.List<JobRegistry.Watcher> watchers = java.util.List.copyOf(job.watches.values());
+            List<JobRegistry.Watcher> watchers = List.copyOf(job.watches.values());
             job.watches.clear();
             watchers.forEach(w -> w.error(lost));
             LOG.warn("{}", abortDescription(job));

@@ -162,8 +162,7 @@ final class JobRegistry {
         }
         MissingRanks missing = dataplane.missingRanks(jobNumber).orElse(null);
         if (missing != null) {
-            // The switch counts a leaf's ranks from 0 (docs/ARCHITECTURE.md section 9).
-            b.setInstalled(true).addAllMissingRanks(missing.ranks().stream().map(r -> r + job.firstRank).toList())
+            b.setInstalled(true).addAllMissingRanks(JobViews.globalRanks(job, missing.ranks()))
                     .setIncompleteSlots(missing.incompleteSlots());
         }
         return b.build();

@@ -26,7 +26,9 @@ import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -224,8 +226,8 @@ final class SpineLink implements AutoCloseable {
 
     /** The spine aborted its job: the ranks of the leaves that dropped out are the job's dead ranks here. */
     private void spineAborted(Job job, JobEvent event) {
-        List<Integer> ranks = new java.util.ArrayList<>();
-        List<String> leaves = new java.util.ArrayList<>();
+        List<Integer> ranks = new ArrayList<>();
+        List<String> leaves = new ArrayList<>();
         for (int leaf : event.getFailedRanksList()) {
             int first = LeafRanks.firstRank(leaf, role.leaves(), job.workers());
             int end = LeafRanks.firstRank(leaf + 1, role.leaves(), job.workers());
@@ -312,7 +314,7 @@ final class SpineLink implements AutoCloseable {
                 throw new IllegalArgumentException(what + " " + host + " is not IPv4; the switches key on IPv4 addresses");
             }
             return address;
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalArgumentException(what + " " + host + " is unknown", e);
         }
     }

@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.api.AllReduceTimeoutException;
 import io.switchml.api.ControlPlaneException;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.SwitchUnavailableException;
@@ -96,6 +97,20 @@ class HierarchyTest {
             assertThatThrownBy(() -> SwitchMLContext.connect(config)).isInstanceOf(ControlPlaneException.class)
                     .hasMessageContaining("rank 3 of job 'wrong-leaf' (4 workers over 2 leaves) is served by leaf 1 (ranks 2..3)")
                     .hasMessageContaining("this switch is leaf 0 (ranks 0..1)");
+        }
+    }
+
+    @Test
+    void aTimeoutAtALeafNamesTheJobsRankItWaitsFor() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(Duration.ofMillis(1500)))) {
+            // Rank 3 is alive but never submits; rank 2, at the same leaf, hears which rank its leaf waits for.
+            List<CompletableFuture<Void>> ops = List.of(0, 1, 2).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[20_000], ReduceOp.SUM)).toList();
+            AllReduceTimeoutException e = failure(ops.get(2), AllReduceTimeoutException.class);
+            assertThat(e.missingRanks()).containsExactly(3);
+            for (int r : new int[] {0, 1}) {
+                assertThat(failure(ops.get(r), AllReduceTimeoutException.class)).hasMessageContaining("timed out after 1500 ms");
+            }
         }
     }
 

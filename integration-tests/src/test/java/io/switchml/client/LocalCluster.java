@@ -66,11 +66,6 @@ final class LocalCluster implements AutoCloseable {
                 .allowFaultInjection(true), "127.0.0.1", 0, new ControllerSecurity(), leaf);
     }
 
-    /** The leaf that serves rank (in a hierarchy). */
-    AggregationService leafOf(int rank) {
-        return leaves.get(LeafRanks.leafOf(rank, leaves.size(), contexts.size()));
-    }
-
     private LocalCluster(AggregationService service, List<AggregationService> leaves, boolean ownsService, String job,
                          int workers, UnaryOperator<SwitchMLConfig.Builder> configure) {
         this.service = service;

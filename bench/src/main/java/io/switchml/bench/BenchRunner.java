@@ -10,6 +10,7 @@ import io.switchml.launch.RackSwitch;
 import io.switchml.launch.SwitchSettings;
 import io.switchml.launch.WorkerGroup;
 import io.switchml.launch.WorkerProcess;
+import io.switchml.protocol.LeafRanks;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -36,6 +37,10 @@ public final class BenchRunner {
     private final BenchOptions options;
     private final PrintStream progress;
     private final boolean quiet;
+    /** Leaf switches under a spine (docs/ARCHITECTURE.md section 9); 0: one switch. */
+    private final int leaves;
+    /** With leaves: each leaf's controller, leaf 0 first, once they run; rank r joins the leaf that serves it. */
+    private List<String> leafControllers;
 
     /** Prints what happens (the switch, worker errors, a line per group and per row) on {@code progress}. */
     public BenchRunner(BenchOptions options, PrintStream progress) {
@@ -44,14 +49,48 @@ public final class BenchRunner {
 
     /** @param quiet leave out the progress lines of each group and row ({@link BenchProgress}) */
     public BenchRunner(BenchOptions options, PrintStream progress, boolean quiet) {
+        this(options, progress, quiet, 0);
+    }
+
+    /**
+     * @param leaves run {@code switchml} through this many leaf switches under a spine (0: one switch); each worker
+     *               count must be at least this
+     */
+    public BenchRunner(BenchOptions options, PrintStream progress, boolean quiet, int leaves) {
+        if (leaves < 0 || leaves > 0 && options.controller() != null) {
+            throw new IllegalArgumentException(leaves < 0 ? "--leaves must be at least 1, not " + leaves
+                    : "--leaves starts its own spine and leaves; drop --controller");
+        }
+        Rack.Spec rack = options.rack();
+        if (rack != null && rack.leaves() != leaves) {
+            throw new IllegalArgumentException("the rack has " + rack.leaves() + " leaves but the bench runs " + leaves);
+        }
+        if (rack != null && leaves > 0 && !options.workers().equals(List.of(rack.workers()))) {
+            throw new IllegalArgumentException("a rack of leaves places each worker in its leaf's rack for one worker"
+                    + " count; give --workers one value, not " + options.workers());
+        }
+        if (leaves > 0 && options.switchHosts() > 1) {
+            throw new IllegalArgumentException("--leaves and --switch-hosts are two different ways to scale out: a"
+                    + " hierarchy of leaf switches, or one switch sharded over several; choose one");
+        }
+        for (int n : options.workers()) {
+            if (n < leaves) {
+                throw new IllegalArgumentException("--leaves " + leaves + " needs at least one worker per leaf; --workers "
+                        + n + " has fewer");
+            }
+        }
         this.options = options;
         this.progress = progress;
         this.quiet = quiet;
+        this.leaves = leaves;
     }
 
     public List<BenchRow> run(Consumer<BenchRow> rows) throws InterruptedException {
         if (options.rack() != null) {
             return runInRack(rows);
+        }
+        if (leaves > 0 && options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
+            return runThroughLeaves(rows);
         }
         List<AggregationService> embedded = new ArrayList<>();
         Map<String, String> switchSettings = Map.of();
@@ -91,6 +130,19 @@ public final class BenchRunner {
                 .allowFaultInjection(options.dropProbability() > 0), "127.0.0.1", 0);
     }
 
+    /** On loopback through an embedded spine and {@link #leaves} leaves; the rows say so in their topology. */
+    private List<BenchRow> runThroughLeaves(Consumer<BenchRow> rows) throws InterruptedException {
+        try (EmbeddedHierarchy hierarchy = EmbeddedHierarchy.start(leaves, options.switchPorts(), options.dropProbability(),
+                progress)) {
+            leafControllers = hierarchy.leafControllers();
+            String topology = leaves + "-leaves";
+            return runAll(SwitchSettings.of(List.of(leafControllers.get(0))), null,
+                    row -> rows.accept(row.withTopology(topology))).stream().map(row -> row.withTopology(topology)).toList();
+        } finally {
+            leafControllers = null;
+        }
+    }
+
     private List<BenchRow> runAll(Map<String, String> switchSettings, Rack rack, Consumer<BenchRow> rows)
             throws InterruptedException {
         List<BenchRow> all = new ArrayList<>();
@@ -118,15 +170,25 @@ public final class BenchRunner {
             progress.println("emulated rack " + rack.prefix() + ": " + spec.describe());
             List<Process> switches = new ArrayList<>();
             try {
-                Map<String, String> switchSettings = SwitchSettings.of(
-                        options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)
-                                ? RackSwitch.startAll(rack, options.switchPorts(), progress, switches) : List.of());
+                Map<String, String> switchSettings = Map.of();
+                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && leaves > 0) {
+                    switches.addAll(RackSwitch.startHierarchy(rack, options.switchPorts(), progress));
+                    List<String> controllers = new ArrayList<>();
+                    for (int i = 0; i < leaves; i++) {
+                        controllers.add(rack.leafAddress(i) + ":" + RackSwitch.CONTROLLER_PORT);
+                    }
+                    leafControllers = controllers;
+                    switchSettings = SwitchSettings.of(List.of(controllers.get(0)));
+                } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
+                    switchSettings = SwitchSettings.of(RackSwitch.startAll(rack, options.switchPorts(), progress, switches));
+                }
                 long rate = spec.rateBps();
                 String topology = spec.topology();
                 return runAll(switchSettings, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
                         .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
             } finally {
                 RackSwitch.stopAll(switches);
+                leafControllers = null;
             }
         }
     }
@@ -169,6 +231,10 @@ public final class BenchRunner {
         try (WorkerGroup workers = new WorkerGroup(options.workerTimeout())) {
             for (int r = 0; r < n; r++) {
                 WorkerPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(r));
+                if (algorithm.needsSwitch() && leafControllers != null) {
+                    mine = mine.withConfig(SwitchMLConfig.Key.CONTROLLER.property(),
+                            leafControllers.get(LeafRanks.leafOf(r, leafControllers.size(), n)));
+                }
                 List<String> prefix = List.of();
                 if (rack != null) {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));

@@ -71,6 +71,24 @@ class BenchRunnerIT {
         assertThat(progress.toString(StandardCharsets.UTF_8)).contains("embedded switch (shard 2)");
     }
 
+    /** Worker processes through two leaves and a spine embedded in the bench (docs/ARCHITECTURE.md section 9). */
+    @Test
+    void workerProcessesGetExactSumsThroughTwoLeavesAndASpine() throws Exception {
+        List<BenchRow> rows = new BenchRunner(options(List.of(3), List.of(8196L, (1L << 20) + 4), DataType.FLOAT32,
+                Map.of()), new PrintStream(progress, true, StandardCharsets.UTF_8), false, 2).run(r -> { });
+        assertThat(rows).extracting(BenchRow::verified).containsExactly(true, true);
+        assertThat(rows).extracting(BenchRow::topology).containsOnly("2-leaves");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("embedded hierarchy: spine controller 127.0.0.1:",
+                ", 2 leaves at ");
+    }
+
+    @Test
+    void moreLeavesThanWorkersAreRefused() {
+        assertThatThrownBy(() -> new BenchRunner(options(List.of(1, 3), List.of(4L), DataType.FLOAT32, Map.of()),
+                new PrintStream(progress, true, StandardCharsets.UTF_8), false, 2))
+                .hasMessageContaining("--leaves 2 needs at least one worker per leaf; --workers 1 has fewer");
+    }
+
     /**
      * The compression baselines as worker processes: results verified against their references after the warm-up and
      * timed rounds on the same buffers (so the residuals and the seeded rounding are replayed), settings passed

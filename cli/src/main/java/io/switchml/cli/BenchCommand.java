@@ -93,6 +93,13 @@ final class BenchCommand implements Callable<Integer> {
             + " loopback, the job sharded over them.")
     Integer switchHosts;
 
+    @Option(names = "--leaves", paramLabel = "L", description = "Aggregate through L leaf switches under a spine (a"
+            + " two-level hierarchy, docs/ARCHITECTURE.md section 9), embedded on loopback; rank r joins the leaf that"
+            + " serves it. Each worker count must be at least L (default: one switch). With --rack: L racks, each"
+            + " with its bridge and its leaf on it, every leaf joined to a spine namespace by one link at --rate;"
+            + " one --workers value.")
+    Integer leaves;
+
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
     int mtu;
 
@@ -143,7 +150,8 @@ final class BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts
                         + " (leave it out for the switch on the fabric)");
             }
-            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop, switchHosts == null ? 0 : switchHosts);
+            rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop, switchHosts == null ? 0 : switchHosts,
+                    leaves == null ? 0 : leaves);
             switchDrop = 0;
         } else if (rate != null) {
             throw new IllegalArgumentException("--rate needs --rack");
@@ -164,7 +172,7 @@ final class BenchCommand implements Callable<Integer> {
             out.println("# emulated rack: " + rackSpec.describe() + "; every row at rate_bps " + rackSpec.rateBps());
         }
         output.header().ifPresent(out::println);
-        List<BenchRow> rows = new BenchRunner(options, System.err, quiet).run(row -> {
+        List<BenchRow> rows = new BenchRunner(options, System.err, quiet, leaves == null ? 0 : leaves).run(row -> {
             out.println(output.line(row));
             out.flush();
         });

@@ -1,8 +1,10 @@
 package io.switchml.cli;
 
 import io.switchml.client.SecretFiles;
+import io.switchml.control.ControllerAddress;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.LeafRole;
 import io.switchml.controller.SessionPolicy;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
@@ -96,6 +98,24 @@ final class SwitchCommand implements Callable<Integer> {
                     + " peers in the listed subnets (default: ${DEFAULT-VALUE}).")
     String switchmlSessions;
 
+    @Option(names = "--spine", paramLabel = "HOST:PORT",
+            description = "Be a leaf of a two-level hierarchy under the spine switch whose controller is at HOST:PORT: serve"
+                    + " this leaf's share of every job's ranks and join the spine for the rest (docs/ARCHITECTURE.md"
+                    + " section 9). Needs --leaf-index and --leaves.")
+    String spine;
+
+    @Option(names = "--leaf-index", paramLabel = "I",
+            description = "This leaf's index, 0..L-1: it serves ranks [I*n/L, (I+1)*n/L) of a job of n workers.")
+    Integer leafIndex;
+
+    @Option(names = "--leaves", paramLabel = "L", description = "How many leaves the hierarchy has.")
+    Integer leaves;
+
+    @Option(names = "--uplink-address", paramLabel = "IPV4",
+            description = "This leaf's dataplane address as the spine sees it (default: --bind, or the local address of the"
+                    + " route to the spine when --bind is 0.0.0.0).")
+    String uplinkAddress;
+
     @Override
     public Integer call() throws InterruptedException {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
@@ -116,7 +136,7 @@ final class SwitchCommand implements Callable<Integer> {
         if (operatorTokenFile != null) {
             security.operatorToken(SecretFiles.read(operatorTokenFile, "--operator-token-file"));
         }
-        AggregationService service = AggregationService.start(config, controllerBind, controllerPort, security);
+        AggregationService service = AggregationService.start(config, controllerBind, controllerPort, security, leafRole());
         SwitchMetrics metrics;
         try {
             metrics = metricsPort == null ? null : SwitchMetrics.start(service, controllerBind, metricsPort);
@@ -134,9 +154,21 @@ final class SwitchCommand implements Callable<Integer> {
             System.out.println("switchml switch metrics: http://" + controllerBind + ":" + metrics.port() + "/metrics");
         }
         System.out.println("switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
-                + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports()));
+                + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports())
+                + (spine == null ? "" : ", leaf " + leafIndex + " of " + leaves + " under the spine at " + spine));
         System.out.flush();
         service.awaitTermination();
         return 0;
+    }
+
+    /** The leaf options, all or none. */
+    private LeafRole leafRole() {
+        if (spine == null && leafIndex == null && leaves == null && uplinkAddress == null) {
+            return null;
+        }
+        if (spine == null || leafIndex == null || leaves == null) {
+            throw new IllegalArgumentException("a leaf needs --spine HOST:PORT, --leaf-index I and --leaves L together");
+        }
+        return new LeafRole(ControllerAddress.parse(spine), leafIndex, leaves, uplinkAddress);
     }
 }

@@ -94,6 +94,8 @@ class RackBenchIT {
         assertThat(err.toString()).contains("starts its own switch");
         assertThat(cl.execute("bench", "--switch-hosts", "2", "--controller", "127.0.0.1:1")).isNotZero();
         assertThat(err.toString()).contains("cannot use a running one");
+        assertThat(cl.execute("bench", "--leaves", "2", "--switch-hosts", "2", "--workers", "4")).isNotZero();
+        assertThat(err.toString()).contains("choose one");
         assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "17")).isNotZero();
         assertThat(err.toString()).contains("at most 16 hosts");
         assertThat(cl.execute("bench", "--rack", "--rate", "1gbit", "--switch-hosts", "0")).isNotZero();

@@ -69,6 +69,16 @@ public final class AggregationService implements AutoCloseable {
      */
     public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort,
                                            ControllerSecurity security) {
+        return start(switchConfig, controllerBind, controllerPort, security, null);
+    }
+
+    /**
+     * As {@link #start(SwitchConfig, String, int, ControllerSecurity)}; with {@code leaf} not null the
+     * switch is a leaf of a two-level hierarchy (docs/ARCHITECTURE.md section 9): it serves its share of
+     * every job's ranks and joins the spine's controller for the rest.
+     */
+    public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort,
+                                           ControllerSecurity security, LeafRole leaf) {
         security.validate();
         AggregationSwitch dataplane = AggregationSwitch.start(switchConfig);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -79,7 +89,7 @@ public final class AggregationService implements AutoCloseable {
         try {
             String bind = dataplane.bindAddress().getHostAddress();
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
-            JobRegistry registry = new JobRegistry(dataplane, timer, security);
+            JobRegistry registry = new JobRegistry(dataplane, timer, security, leaf);
             SwitchmlSessions sessions = new SwitchmlSessions(dataplane);
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);

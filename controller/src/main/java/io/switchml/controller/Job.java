@@ -43,15 +43,45 @@ final class Job {
     /** Each rank's latest transport report and when it arrived (System.nanoTime()), in rank order. */
     final Map<Integer, TransportReports.Received> transport = new TreeMap<>();
 
+    /**
+     * The ranks this controller serves: all n, or a leaf's share {@code firstRank..firstRank+rankCount-1}
+     * (docs/ARCHITECTURE.md section 9). The switch knows them as positions 0..rankCount-1.
+     */
+    final int firstRank;
+    final int rankCount;
+    /** The longest join timeout its ranks asked for: how long a leaf's join at the spine may wait. */
+    int joinTimeoutMs;
+    /** A leaf's job: its membership of the spine's job, once joined; null otherwise. */
+    SpineMembership spine;
+    /** A leaf's job whose local ranks are all here, while the leaf joins the spine. */
+    boolean joiningSpine;
+
     Job(String name, JobParameters parameters, byte[] secretDigest) {
+        this(name, parameters, secretDigest, 0, parameters.getNumWorkers());
+    }
+
+    Job(String name, JobParameters parameters, byte[] secretDigest, int firstRank, int rankCount) {
         this.name = name;
         this.parameters = parameters;
         this.secretDigest = secretDigest;
-        this.joining = new Rendezvous<>(parameters.getNumWorkers());
+        this.firstRank = firstRank;
+        this.rankCount = rankCount;
+        this.joining = new Rendezvous<>(firstRank, rankCount);
     }
 
+    /** All ranks of the job, n. */
     int workers() {
         return parameters.getNumWorkers();
+    }
+
+    /** The ranks this controller serves (all n unless it is a leaf). */
+    int ranks() {
+        return rankCount;
+    }
+
+    /** Whether this controller serves rank (a leaf serves its share only). */
+    boolean serves(int rank) {
+        return rank >= firstRank && rank < firstRank + rankCount;
     }
 
     boolean installed() {
@@ -66,10 +96,12 @@ final class Job {
     static final class Meeting {
         final int root;
         final Rendezvous<byte[]> rendezvous;
+        /** A leaf's local ranks are all here and the call went on to the spine; its answer releases them. */
+        boolean relaying;
 
-        Meeting(int root, int parties) {
+        Meeting(int root, int firstRank, int parties) {
             this.root = root;
-            this.rendezvous = new Rendezvous<>(parties);
+            this.rendezvous = new Rendezvous<>(firstRank, parties);
         }
     }
 }

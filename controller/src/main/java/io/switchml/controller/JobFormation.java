@@ -7,6 +7,7 @@ import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.WorkerEndpoint;
+import io.switchml.protocol.LeafRanks;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import org.slf4j.Logger;
@@ -46,9 +47,12 @@ final class JobFormation {
     private final Job[] byNumber;
     private final Map<String, byte[]> issuedSecrets;
     private final WatchDeadline watchDeadline;
+    /** A leaf's link to its spine (docs/ARCHITECTURE.md section 9); null for a switch that is no leaf. */
+    private final SpineLink spine;
 
     JobFormation(Object lock, AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security,
-                 Map<String, Job> byName, Job[] byNumber, Map<String, byte[]> issuedSecrets, WatchDeadline watchDeadline) {
+                 Map<String, Job> byName, Job[] byNumber, Map<String, byte[]> issuedSecrets, WatchDeadline watchDeadline,
+                 SpineLink spine) {
         this.lock = lock;
         this.dataplane = dataplane;
         this.timer = timer;
@@ -57,6 +61,7 @@ final class JobFormation {
         this.byNumber = byNumber;
         this.issuedSecrets = issuedSecrets;
         this.watchDeadline = watchDeadline;
+        this.spine = spine;
     }
 
     /**
@@ -67,6 +72,11 @@ final class JobFormation {
         String problem = JoinValidator.problem(request);
         if (problem != null) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "invalid join request: " + problem));
+            return () -> { };
+        }
+        String notServed = spine == null ? null : notServedHere(request);
+        if (notServed != null) {
+            reply.error(new ControlException(Status.INVALID_ARGUMENT, notServed));
             return () -> { };
         }
         String name = request.getJobName();
@@ -99,7 +109,16 @@ final class JobFormation {
             return () -> { };
         }
         if (job == null) {
-            job = new Job(name, request.getParameters(), required != null ? required : caller.jobSecretDigest());
+            byte[] secret = required != null ? required : caller.jobSecretDigest();
+            if (spine == null) {
+                job = new Job(name, request.getParameters(), secret);
+            } else {
+                LeafRole role = spine.role();
+                int n = request.getParameters().getNumWorkers();
+                int first = LeafRanks.firstRank(role.leafIndex(), role.leaves(), n);
+                job = new Job(name, request.getParameters(), secret, first,
+                        LeafRanks.firstRank(role.leafIndex() + 1, role.leaves(), n) - first);
+            }
             byName.put(name, job);
         } else if (!job.parameters.equals(request.getParameters())) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins job '" + name
@@ -132,6 +151,7 @@ final class JobFormation {
             }
         };
         job.joinPeers.put(rank, caller.peer());
+        job.joinTimeoutMs = Math.max(job.joinTimeoutMs, request.getTimeoutMs());
         if (request.getWatch()) {
             job.watchGraceMs.put(rank, request.getTimeoutMs());
         } else {
@@ -140,9 +160,71 @@ final class JobFormation {
         boolean complete = job.joining.arrive(rank, endpoint, waiter,
                 timer.schedule(() -> expireJoin(joining, rank), request.getTimeoutMs(), TimeUnit.MILLISECONDS));
         if (complete) {
-            install(job);
+            if (spine == null) {
+                install(job, null);
+            } else if (!job.joiningSpine) {
+                joinSpine(job);
+            }
         }
         return () -> withdrawJoin(joining, rank, waiter);
+    }
+
+    /** Why this leaf does not serve the joining rank (docs/ARCHITECTURE.md section 9), or null when it does. */
+    private String notServedHere(JoinRequest request) {
+        LeafRole role = spine.role();
+        int n = request.getParameters().getNumWorkers();
+        if (n < role.leaves()) {
+            return "job '" + request.getJobName() + "' has " + n + " workers, fewer than the " + role.leaves()
+                    + " leaves of this hierarchy; every leaf needs at least one rank";
+        }
+        int rank = request.getRank();
+        int leaf = LeafRanks.leafOf(rank, role.leaves(), n);
+        if (leaf == role.leafIndex()) {
+            return null;
+        }
+        return "rank " + rank + " of job '" + request.getJobName() + "' (" + n + " workers over " + role.leaves()
+                + " leaves) is served by leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), n)
+                + "), but this switch is leaf " + role.leafIndex() + " (ranks "
+                + LeafRanks.describe(role.leafIndex(), role.leaves(), n) + "); point that worker's switchml.controller at leaf "
+                + leaf;
+    }
+
+    /**
+     * A leaf's ranks of {@code job} are all here: it joins the spine's job with the window its own
+     * pool grants, and installs the job once the spine has answered (with the spine's window).
+     */
+    private void joinSpine(Job job) {
+        JobParameters p = job.parameters;
+        try {
+            job.grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
+        } catch (ControlException e) {
+            refuse(job, e);
+            return;
+        }
+        job.joiningSpine = true;
+        LOG.info("job '{}': the ranks of {} are all here; joining the spine", job.name, spine.describe());
+        spine.join(job, job.grant.slotsPerThread(), new SpineLink.Joined() {
+            @Override
+            public void joined(SpineMembership membership) {
+                job.joiningSpine = false;
+                job.spine = membership;
+                if (byName.get(job.name) != job || job.joining.values().size() < job.ranks()) {
+                    refuse(job, new ControlException(Status.ABORTED, "job '" + job.name + "': ranks "
+                            + job.joining.missing() + " of " + spine.describe() + " gave up waiting while it joined the"
+                            + " spine; join again"));
+                    return;
+                }
+                install(job, membership);
+            }
+
+            @Override
+            public void failed(ControlException error) {
+                job.joiningSpine = false;
+                if (byName.get(job.name) == job) {
+                    refuse(job, error);
+                }
+            }
+        });
     }
 
     /**
@@ -227,15 +309,17 @@ final class JobFormation {
 
     private void expireJoinLocked(Job job, int rank) {
         job.joining.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
-                + "': rank " + rank + " waited for the other ranks to join, but ranks " + missing
-                + " are not there (never joined, or gave up waiting); start every worker with the same job name and number of workers ("
-                + job.workers() + ")"));
+                + "': rank " + rank + " waited for the other ranks to join, but " + (job.joiningSpine
+                ? "the spine has not formed the job (this leaf's ranks are all here, other leaves' are not); see the other"
+                + " leaves' workers" : "ranks " + missing + " are not there (never joined, or gave up waiting)")
+                + "; start every worker with the same job name and number of workers (" + job.workers() + ")"));
         if (job.joining.empty() && !job.installed()) {
             byName.remove(job.name, job);
         }
     }
 
-    private void install(Job job) {
+    /** Installs the job; a leaf's ({@code membership} not null) with the spine's window and its uplink. */
+    private void install(Job job, SpineMembership membership) {
         int number = freeJobNumber();
         if (number < 0) {
             refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already runs "
@@ -246,10 +330,15 @@ final class JobFormation {
         List<WorkerEndpoint> endpoints = new ArrayList<>(job.joining.values().values());
         SlotAdmission.Grant grant;
         try {
-            grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
+            // A leaf's window is the spine's, so that slot numbers mean the same at both levels; two rounds
+            // always, since quantizing needs the global maximum exponent first.
+            grant = membership == null
+                    ? SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool())
+                    : new SlotAdmission.Grant(membership.slotsPerThread,
+                            job.grant.reduced() ? job.grant.reason() : membership.admission);
             JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
                     PayloadSize.ofElements(p.getElementsPerPacket()), grant.slotsPerThread(), p.getThreads(), endpoints,
-                    true, p.getOneRoundElements()));
+                    true, membership == null ? p.getOneRoundElements() : 0), membership == null ? null : membership.uplink);
             job.oneRoundElements = installed.oneRoundElements();
         } catch (ControlException e) {
             refuse(job, e);
@@ -282,6 +371,9 @@ final class JobFormation {
     /** Fails every waiting rank of a job that cannot be installed, and forgets the job. */
     private void refuse(Job job, ControlException error) {
         LOG.warn("{}", error.getMessage());
+        if (job.spine != null) {
+            job.spine.drop(); // the spine takes this leaf for dead and aborts its job, so the other leaves fail too
+        }
         job.joining.fail(error);
         byName.remove(job.name, job);
     }

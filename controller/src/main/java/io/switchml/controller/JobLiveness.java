@@ -6,6 +6,8 @@ import io.switchml.dataplane.AggregationSwitch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
@@ -18,7 +20,7 @@ import java.util.concurrent.ScheduledFuture;
  * none of its ranks holds a watch. Works on the {@link JobRegistry}'s tables with its lock held; the
  * callbacks of ending streams and of timers take the same lock.
  */
-final class JobLiveness {
+final class JobLiveness implements SpineLink.Events {
     private static final Logger LOG = LoggerFactory.getLogger(JobLiveness.class);
 
     private final Object lock;
@@ -97,7 +99,7 @@ final class JobLiveness {
         }
         job.watches.remove(rank);
         if (!job.aborted() && byNumber[job.number] == job) {
-            abort(job, rank, "the connection of rank " + rank + " to the controller ended before the rank left the job"
+            abort(job, List.of(rank), "the connection of rank " + rank + " to the controller ended before the rank left the job"
                     + " (its process died or was killed, stopped answering keepalive pings, or lost the network)");
         }
         forgetIfDone(job);
@@ -115,7 +117,7 @@ final class JobLiveness {
         if (job.aborted() || byNumber[job.number] != job || job.watches.containsKey(rank) || job.left.contains(rank)) {
             return;
         }
-        abort(job, rank, "rank " + rank + " did not open its watch within " + graceMs
+        abort(job, List.of(rank), "rank " + rank + " did not open its watch within " + graceMs
                 + " ms of the job forming (it died after joining, or never got the answer)");
     }
 
@@ -123,9 +125,12 @@ final class JobLiveness {
      * Declares a rank dead: removes the job from the switch, fails waiting barriers and broadcasts
      * and tells every other rank's watch. The job stays known by number until no watch is left.
      */
-    private void abort(Job job, int rank, String reason) {
-        job.failed.add(rank);
+    private void abort(Job job, Collection<Integer> ranks, String reason) {
+        job.failed.addAll(ranks);
         job.abortReason = reason;
+        if (job.spine != null) {
+            job.spine.drop(); // the spine aborts its job, and the other leaves theirs (docs/ARCHITECTURE.md section 9)
+        }
         dataplane.removeJob(job.number);
         byName.remove(job.name, job);
         job.watchDeadlines.values().forEach(t -> t.cancel(false));
@@ -138,9 +143,50 @@ final class JobLiveness {
     }
 
     static String abortDescription(Job job) {
-        return "job '" + job.name + "' (job number " + job.number + ") was aborted because rank"
-                + (job.failed.size() == 1 ? " " + job.failed.first() : "s " + job.failed) + " died: " + job.abortReason
+        String because = job.failed.isEmpty() ? ""
+                : " because rank" + (job.failed.size() == 1 ? " " + job.failed.first() : "s " + job.failed) + " died";
+        return "job '" + job.name + "' (job number " + job.number + ") was aborted" + because + ": " + job.abortReason
                 + "; the switch freed the job's slots";
+    }
+
+    /** A leaf's job: the spine aborted its job because other leaves dropped out; the ranks they serve are gone. */
+    @Override
+    public void spineAborted(Job job, List<Integer> failedRanks, String reason) {
+        synchronized (lock) {
+            if (running(job)) {
+                abort(job, failedRanks, reason);
+            }
+        }
+    }
+
+    /**
+     * A leaf's job lost its spine: the job is aborted and every local rank's watch ends with
+     * UNAVAILABLE and the reason, as when a worker's own switch is gone (no rank died).
+     */
+    @Override
+    public void spineLost(Job job, String reason) {
+        synchronized (lock) {
+            if (closing || !running(job)) {
+                return; // a leaf shutting down cancels its own spine watches: its workers see the leaf go
+            }
+            job.abortReason = reason;
+            dataplane.removeJob(job.number);
+            byName.remove(job.name, job);
+            job.watchDeadlines.values().forEach(t -> t.cancel(false));
+            job.watchDeadlines.clear();
+            ControlException lost = new ControlException(Status.UNAVAILABLE, abortDescription(job));
+            JobMeetings.failAll(job, lost);
+            // Out of the table first: the watches' own end callbacks then find nothing to do.
+            List<JobRegistry.Watcher> watchers = List.copyOf(job.watches.values());
+            job.watches.clear();
+            watchers.forEach(w -> w.error(lost));
+            LOG.warn("{}", abortDescription(job));
+            forgetIfDone(job);
+        }
+    }
+
+    private boolean running(Job job) {
+        return job.installed() && !job.aborted() && byNumber[job.number] == job;
     }
 
     private static JobEvent failedEvent(Job job) {

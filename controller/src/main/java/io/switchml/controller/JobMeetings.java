@@ -17,11 +17,14 @@ final class JobMeetings {
     private final ScheduledExecutorService timer;
     /** Bounds the calls waiting per job (its flood limit). */
     private final ControllerSecurity security;
+    /** A leaf's link to its spine, which the leaf's calls go on to once its ranks are all in; null for no leaf. */
+    private final SpineLink spine;
 
-    JobMeetings(Object lock, ScheduledExecutorService timer, ControllerSecurity security) {
+    JobMeetings(Object lock, ScheduledExecutorService timer, ControllerSecurity security, SpineLink spine) {
         this.lock = lock;
         this.timer = timer;
         this.security = security;
+        this.spine = spine;
     }
 
     /** Fails every waiting call of {@code job} with {@code error} (a rank died or left). */
@@ -66,7 +69,7 @@ final class JobMeetings {
                     + " is refused (do the ranks make the same calls in the same order?)"));
             return;
         }
-        Job.Meeting meeting = job.meetings.computeIfAbsent(sequence, s -> new Job.Meeting(root, job.workers()));
+        Job.Meeting meeting = job.meetings.computeIfAbsent(sequence, s -> new Job.Meeting(root, job.firstRank, job.ranks()));
         String kind = root < 0 ? "barrier" : "broadcast from root " + root;
         if (meeting.root != root) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " calls a " + kind + " as call #"
@@ -93,10 +96,38 @@ final class JobMeetings {
         };
         boolean complete = meeting.rendezvous.arrive(rank, value, waiter,
                 timer.schedule(() -> expireMeeting(job, sequence, rank, kind), timeoutMs, TimeUnit.MILLISECONDS));
-        if (complete) {
+        if (complete && job.spine != null) {
+            relay(job, sequence, meeting, timeoutMs);
+        } else if (complete) {
             job.meetings.remove(sequence);
             meeting.rendezvous.release();
         }
+    }
+
+    /**
+     * A leaf's ranks are all in (docs/ARCHITECTURE.md section 9): the call goes on to the spine once,
+     * as this leaf's, with the root's value if the root is one of its ranks; the spine's answer
+     * releases them. The meeting stays in the job's table meanwhile, so that an abort fails it.
+     */
+    private void relay(Job job, long sequence, Job.Meeting meeting, int timeoutMs) {
+        meeting.relaying = true;
+        int root = meeting.root;
+        byte[] value = root >= 0 && job.serves(root) ? meeting.rendezvous.values().get(root) : new byte[0];
+        spine.meet(job, sequence, root, value, timeoutMs, new JobRegistry.Reply<>() {
+            @Override
+            public void ok(byte[] answer) {
+                if (job.meetings.remove(sequence, meeting)) {
+                    meeting.rendezvous.release(Map.of(root, answer));
+                }
+            }
+
+            @Override
+            public void error(ControlException error) {
+                if (job.meetings.remove(sequence, meeting)) {
+                    meeting.rendezvous.fail(error);
+                }
+            }
+        });
     }
 
     private void expireMeeting(Job job, long sequence, int rank, String kind) {
@@ -107,8 +138,8 @@ final class JobMeetings {
 
     private void expireMeetingLocked(Job job, long sequence, int rank, String kind) {
         Job.Meeting meeting = job.meetings.get(sequence);
-        if (meeting == null) {
-            return;
+        if (meeting == null || meeting.relaying) {
+            return; // a relayed call ends with the spine's answer, or with the relay's own deadline
         }
         meeting.rendezvous.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
                 + "': rank " + rank + " waited in " + kind + " (call #" + sequence + ") but ranks " + missing

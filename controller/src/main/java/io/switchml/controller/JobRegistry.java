@@ -66,19 +66,27 @@ final class JobRegistry {
     private final JobLiveness liveness;
     private final JobFormation formation;
     private final JobMeetings meetings;
+    /** A leaf's link to its spine (docs/ARCHITECTURE.md section 9); null for a switch that is no leaf. */
+    private final SpineLink spine;
 
     JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer) {
         this(dataplane, timer, new ControllerSecurity());
     }
 
     JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security) {
+        this(dataplane, timer, security, null);
+    }
+
+    /** @param leaf this switch's place in a two-level hierarchy, or null for a switch that is no leaf */
+    JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security, LeafRole leaf) {
         this.dataplane = dataplane;
         this.timer = timer;
         this.security = security;
         this.liveness = new JobLiveness(this, dataplane, byName, byNumber);
+        this.spine = leaf == null ? null : new SpineLink(leaf, dataplane, this, liveness);
         this.formation = new JobFormation(this, dataplane, timer, security, byName, byNumber, issuedSecrets,
-                liveness::watchMissing);
-        this.meetings = new JobMeetings(this, timer, security);
+                liveness::watchMissing, spine);
+        this.meetings = new JobMeetings(this, timer, security, spine);
     }
 
     /**
@@ -132,8 +140,13 @@ final class JobRegistry {
     }
 
     /** The service is shutting down; the calls it cancels do not abort jobs. */
-    synchronized void close() {
-        liveness.close();
+    void close() {
+        synchronized (this) {
+            liveness.close();
+        }
+        if (spine != null) {
+            spine.close(); // outside the lock: its calls in flight take it to report their end
+        }
     }
 
     /** What the controller and the switch know about a job that seems stuck. */
@@ -149,7 +162,8 @@ final class JobRegistry {
         }
         MissingRanks missing = dataplane.missingRanks(jobNumber).orElse(null);
         if (missing != null) {
-            b.setInstalled(true).addAllMissingRanks(missing.ranks()).setIncompleteSlots(missing.incompleteSlots());
+            b.setInstalled(true).addAllMissingRanks(JobViews.globalRanks(job, missing.ranks()))
+                    .setIncompleteSlots(missing.incompleteSlots());
         }
         return b.build();
     }
@@ -191,7 +205,10 @@ final class JobRegistry {
         ControlException gone = new ControlException(Status.ABORTED, "rank " + rank + " left job '" + job.name
                 + "' while this call was waiting");
         JobMeetings.failAll(job, gone);
-        if (job.left.size() == job.workers()) {
+        if (job.left.size() == job.ranks()) {
+            if (job.spine != null) {
+                spine.leave(job, operations);
+            }
             dataplane.removeJob(jobNumber);
             byNumber[jobNumber] = null;
             byName.remove(job.name, job);
@@ -254,6 +271,11 @@ final class JobRegistry {
         if (rank < 0 || rank >= job.workers()) {
             error.accept(new ControlException(Status.INVALID_ARGUMENT, "rank " + Integer.toUnsignedString(rank)
                     + " outside 0.." + (job.workers() - 1)));
+            return null;
+        }
+        if (!job.serves(rank)) {
+            error.accept(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " of job '" + job.name
+                    + "' is not one of this leaf's ranks " + job.firstRank + ".." + (job.firstRank + job.ranks() - 1)));
             return null;
         }
         return job;

@@ -9,6 +9,7 @@ import io.switchml.dataplane.SlotBitmaps;
 import io.switchml.dataplane.WorkerEndpoint;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -56,16 +57,22 @@ final class JobViews {
         }
         bitmaps.ifPresent(slots -> {
             MissingRanks missing = MissingRanks.of(slots);
+            // The switch counts a leaf's ranks from 0 (docs/ARCHITECTURE.md section 9): shown as the job's ranks.
             b.setOnSwitch(true).setSlots(slots.slots()).setIncompleteSlots(missing.incompleteSlots())
-                    .addAllMissingRanks(missing.ranks());
+                    .addAllMissingRanks(globalRanks(job, missing.ranks()));
             // uint32: a limit of 2^31 or more arrives negative.
             long limit = maxSlotCopies == 0 ? DEFAULT_MAX_SLOT_COPIES : Integer.toUnsignedLong(maxSlotCopies);
             slots.inProgress().stream().limit(limit).forEach(round -> b.addSlotCopies(SlotCopy.newBuilder()
                     .setSlot(round.slot()).setSet(round.set()).setRound(round.round()).setRemaining(round.remaining())
-                    .addAllContributedRanks(round.contributedRanks())));
+                    .addAllContributedRanks(globalRanks(job, round.contributedRanks()))));
             b.setSlotCopiesTruncated(slots.inProgress().size() > limit);
         });
         b.addAllTransport(TransportReports.aged(job.transport.values(), System.nanoTime()));
         return b.build();
+    }
+
+    /** The job's ranks of the switch's positions (the same but at a leaf, whose positions start at its first rank). */
+    static List<Integer> globalRanks(Job job, List<Integer> positions) {
+        return job.firstRank == 0 ? positions : positions.stream().map(p -> p + job.firstRank).toList();
     }
 }

@@ -19,12 +19,19 @@ final class Rendezvous<V> {
         void failed(ControlException error);
     }
 
+    private final int first;
     private final int parties;
     private final Map<Integer, V> values = new TreeMap<>();
     private final Map<Integer, Waiter<V>> waiters = new TreeMap<>();
     private final Map<Integer, ScheduledFuture<?>> timers = new TreeMap<>();
 
     Rendezvous(int parties) {
+        this(0, parties);
+    }
+
+    /** A meeting of ranks {@code first..first+parties-1} (a leaf's share of a job's ranks). */
+    Rendezvous(int first, int parties) {
+        this.first = first;
         this.parties = parties;
     }
 
@@ -46,9 +53,13 @@ final class Rendezvous<V> {
 
     /** Answers every rank with all values. */
     void release() {
+        release(Map.copyOf(values));
+    }
+
+    /** Answers every rank with {@code answer} instead of the values they brought (what a spine answered). */
+    void release(Map<Integer, V> answer) {
         timers.values().forEach(t -> t.cancel(false));
-        Map<Integer, V> all = Map.copyOf(values);
-        waiters.values().forEach(w -> w.released(all));
+        waiters.values().forEach(w -> w.released(answer));
         clear();
     }
 
@@ -94,7 +105,7 @@ final class Rendezvous<V> {
     /** Ranks that have not arrived. */
     TreeSet<Integer> missing() {
         TreeSet<Integer> missing = new TreeSet<>();
-        for (int r = 0; r < parties; r++) {
+        for (int r = first; r < first + parties; r++) {
             if (!values.containsKey(r)) {
                 missing.add(r);
             }

@@ -107,10 +107,24 @@ public final class AggregationSwitch implements AutoCloseable {
      *         {@link SwitchConfig#oneRoundStagingBytes}
      */
     public JobSpec installJob(JobSpec spec) {
-        JobSpec installed = controlPlane.installJob(spec);
+        return installJob(spec, null);
+    }
+
+    /**
+     * As {@link #installJob(JobSpec)}; with an uplink (not null) the job is a leaf's: each slot's
+     * partial result goes on to the spine, and the spine's result to the workers
+     * (docs/ARCHITECTURE.md section 9).
+     *
+     * @throws IllegalArgumentException when a job with an uplink has the one-round mode or no round numbers
+     */
+    public JobSpec installJob(JobSpec spec, UplinkSpec uplink) {
+        JobSpec installed = controlPlane.installJob(spec, uplink);
         LOG.info("installed job {} '{}': {} workers, {} slots ({} threads x {}), {} B payload{}", spec.jobNumber(),
                 spec.name(), spec.workers(), spec.slots(), spec.threads(), spec.slotsPerThread(), spec.size().bytes(),
                 oneRoundText(spec, installed));
+        if (uplink != null) {
+            LOG.info("job {} '{}' is a leaf's: its partial results go to {}", spec.jobNumber(), spec.name(), uplink);
+        }
         return installed;
     }
 

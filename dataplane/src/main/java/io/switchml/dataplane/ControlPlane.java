@@ -51,8 +51,21 @@ final class ControlPlane {
      *                                     belongs to another job
      */
     synchronized JobSpec installJob(JobSpec spec) {
+        return installJob(spec, null);
+    }
+
+    /**
+     * As {@link #installJob(JobSpec)}, for a leaf's job whose partial results go to a spine
+     * (docs/ARCHITECTURE.md section 9) when {@code uplink} is not null. Such a job needs round numbers
+     * (the spine's results are matched to rounds by their tsi) and runs without the one-round mode.
+     */
+    synchronized JobSpec installJob(JobSpec spec, UplinkSpec uplink) {
         if (spec == null) {
             throw new IllegalArgumentException("job spec is null");
+        }
+        if (uplink != null && (!spec.roundNumbers() || spec.oneRoundElements() > 0)) {
+            throw new IllegalArgumentException("job " + spec.jobNumber() + " has a spine, so it needs round numbers and"
+                    + " two rounds (the one-round mode needs the global maximum before quantizing)");
         }
         SwitchTables current = tables;
         SlotPool pool = slotPool(current);
@@ -60,7 +73,7 @@ final class ControlPlane {
             throw new InsufficientSlotsException(spec, pool);
         }
         JobSpec installed = spec.oneRoundStagingBytes() > oneRoundStagingBytes ? spec.withoutOneRound() : spec;
-        tables = current.withJob(installed);
+        tables = current.withJob(installed, uplink);
         return installed;
     }
 

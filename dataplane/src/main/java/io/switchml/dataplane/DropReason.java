@@ -30,7 +30,12 @@ enum DropReason {
     /** The slot belongs to another switch port (whose receive thread owns its registers). */
     WRONG_PORT,
     /** The packet's round (its tsi) is over for its slot: a late duplicate (see {@code RoundChecker}). */
-    STALE_ROUND;
+    STALE_ROUND,
+    /**
+     * A spine's result for a slot copy of a leaf's job that does not wait for that round: a late or
+     * duplicated result (docs/ARCHITECTURE.md section 9).
+     */
+    STALE_SPINE_RESULT;
 
     private final String counterName = "drops_" + name().toLowerCase(Locale.ROOT);
 

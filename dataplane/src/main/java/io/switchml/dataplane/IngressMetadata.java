@@ -14,7 +14,10 @@ final class IngressMetadata {
     int elements;
     /** Two rounds, or a one-round packet of float32 or int32 values (docs/ARCHITECTURE.md section 8). */
     int mode;
+    /** The worker's position in the job; -1 for a packet from the job's spine. */
     int rank;
+    /** A leaf's job: the packet is the spine's result, not a worker's contribution (docs/ARCHITECTURE.md section 9). */
+    boolean fromSpine;
     int slot;
     int set;
     /** The worker thread that owns the slot: where the result goes on every worker. */

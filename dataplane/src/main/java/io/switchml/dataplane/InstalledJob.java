@@ -21,8 +21,15 @@ final class InstalledJob {
     /** Null for jobs without the one-round mode. */
     private final OneRoundStaging oneRoundStaging;
     private final WorkerAddresses addresses;
+    /** Null for jobs without a spine (all but a leaf's). */
+    private final UplinkSpec uplinkSpec;
+    private final Uplink uplink;
 
     InstalledJob(JobSpec spec) {
+        this(spec, null);
+    }
+
+    InstalledJob(JobSpec spec, UplinkSpec uplinkSpec) {
         this.spec = spec;
         this.sizeCode = spec.size().code();
         this.slots = spec.slots();
@@ -35,6 +42,8 @@ final class InstalledJob {
         this.oneRoundStaging = spec.oneRoundElements() > 0
                 ? new OneRoundStaging(slots, spec.workers(), spec.oneRoundStagingElements()) : null;
         this.addresses = new WorkerAddresses(spec);
+        this.uplinkSpec = uplinkSpec;
+        this.uplink = uplinkSpec != null ? new Uplink(slots, spec.threads(), uplinkSpec) : null;
     }
 
     JobSpec spec() {
@@ -79,5 +88,14 @@ final class InstalledJob {
 
     WorkerAddresses addresses() {
         return addresses;
+    }
+
+    UplinkSpec uplinkSpec() {
+        return uplinkSpec;
+    }
+
+    /** The uplink block of a leaf's job; null for other jobs. */
+    Uplink uplink() {
+        return uplink;
     }
 }

@@ -76,8 +76,10 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
             throw new IllegalArgumentException("job " + jobNumber + " has " + endpoints.size() + " workers; at most "
                     + ProtocolConstants.MAX_WORKERS + " fit the seen-bitmap");
         }
+        // A source belongs to one rank; one rank's threads may share one (a leaf's switch ports).
         Set<Long> sources = new HashSet<>();
         for (int rank = 0; rank < endpoints.size(); rank++) {
+            Set<Long> own = new HashSet<>();
             WorkerEndpoint endpoint = endpoints.get(rank);
             if (endpoint == null) {
                 throw new IllegalArgumentException("worker " + rank + " of job " + jobNumber + " is null");
@@ -88,12 +90,13 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
             }
             int ipv4 = Ipv4.toInt(endpoint.address());
             for (int thread = 0; thread < threads; thread++) {
-                if (!sources.add(WorkerTable.key(ipv4, endpoint.port(thread)))) {
+                long source = WorkerTable.key(ipv4, endpoint.port(thread));
+                if (own.add(source) && !sources.add(source)) {
                     throw new IllegalArgumentException(endpoint.anyPort()
                             ? endpoint.address().getHostAddress() + " appears twice in job " + jobNumber
                                     + "; workers matched by address alone need an address each"
                             : endpoint.address().getHostAddress() + ":" + endpoint.port(thread) + " appears twice in job "
-                                    + jobNumber + "; every worker thread needs its own address and port");
+                                    + jobNumber + "; every worker needs its own addresses and ports");
                 }
             }
         }

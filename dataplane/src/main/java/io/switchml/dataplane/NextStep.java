@@ -9,5 +9,11 @@ enum NextStep {
     /** The contribution completed the slot: the result goes to every worker of the job. */
     MULTICAST,
     /** A retransmission into a complete slot: the stored result goes back to its sender only. */
-    UNICAST
+    UNICAST,
+    /**
+     * A leaf's job (docs/ARCHITECTURE.md section 9): the contribution completed the slot locally, or
+     * a worker retransmitted into a slot still waiting for the spine; the partial result goes up to
+     * the spine.
+     */
+    FORWARD
 }

@@ -54,19 +54,27 @@ final class PacketValidator {
         }
 
         long worker = tables.workers().lookup(sourceIpv4, sourcePort);
-        if (worker == WorkerTable.MISSING) {
-            return DropReason.UNKNOWN_SOURCE;
-        }
-        // A SwitchML worker's job number field is its own short job id, which the switch only echoes.
-        if (!WorkerTable.addressOnly(worker)) {
-            if (tables.job(packet.jobNumber()) == null) {
-                return DropReason.UNKNOWN_JOB;
+        InstalledJob job;
+        boolean fromSpine = worker == WorkerTable.MISSING;
+        if (fromSpine) {
+            // Not a worker: the spine of a leaf's job, by its source and the spine job's number in the header.
+            int local = tables.uplinks().localJob(sourceIpv4, sourcePort, packet.jobNumber());
+            if (local == UplinkTable.MISSING) {
+                return DropReason.UNKNOWN_SOURCE;
             }
-            if (WorkerTable.jobNumber(worker) != packet.jobNumber()) {
-                return DropReason.JOB_MISMATCH;
+            job = tables.job(local);
+        } else {
+            // A SwitchML worker's job number field is its own short job id, which the switch only echoes.
+            if (!WorkerTable.addressOnly(worker)) {
+                if (tables.job(packet.jobNumber()) == null) {
+                    return DropReason.UNKNOWN_JOB;
+                }
+                if (WorkerTable.jobNumber(worker) != packet.jobNumber()) {
+                    return DropReason.JOB_MISMATCH;
+                }
             }
+            job = tables.job(WorkerTable.jobNumber(worker));
         }
-        InstalledJob job = tables.job(WorkerTable.jobNumber(worker));
         if (packet.sizeCode() != job.sizeCode()) {
             return DropReason.SIZE_MISMATCH;
         }
@@ -94,7 +102,8 @@ final class PacketValidator {
         metadata.elements = elements;
         metadata.mode = !oneRound ? OneRoundStaging.TWO_ROUNDS
                 : packet.oneRoundIntegers() ? OneRoundStaging.ONE_ROUND_INT32 : OneRoundStaging.ONE_ROUND_FLOAT32;
-        metadata.rank = WorkerTable.rank(worker);
+        metadata.rank = fromSpine ? -1 : WorkerTable.rank(worker);
+        metadata.fromSpine = fromSpine;
         metadata.slot = slot;
         metadata.set = packet.set();
         metadata.thread = thread;

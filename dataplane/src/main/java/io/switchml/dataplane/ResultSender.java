@@ -37,11 +37,21 @@ final class ResultSender {
         counters.increment(SwitchCounter.RETRANSMISSIONS_ANSWERED);
     }
 
+    /** Sends a leaf's partial result (written over the packet) up to the spine port of the slot's thread. */
+    void toSpine(Uplink uplink, int thread, ByteBuffer partial) {
+        emit(uplink.spine(thread), partial);
+        counters.increment(SwitchCounter.PARTIALS_FORWARDED);
+    }
+
     private void send(WorkerAddresses addresses, int rank, int thread, int sourcePort, ByteBuffer result) {
         InetSocketAddress recipient = addresses.address(rank, thread);
         if (recipient == null) {
             recipient = replyAddresses.of(addresses.ipv4(rank), sourcePort);
         }
+        emit(recipient, result);
+    }
+
+    private void emit(InetSocketAddress recipient, ByteBuffer result) {
         if (dropSimulator.dropAtEgress()) {
             counters.increment(SwitchCounter.EGRESS_SIMULATED_DROPS);
         } else if (sink.send(recipient, result)) {

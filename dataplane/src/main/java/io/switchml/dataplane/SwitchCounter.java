@@ -26,6 +26,10 @@ enum SwitchCounter {
     EGRESS_SIMULATED_DROPS,
     /** Result datagrams dropped because the port's send queue was full. */
     EGRESS_QUEUE_FULL_DROPS,
+    /** Partial results a leaf sent up to its spine, re-sent ones included (docs/ARCHITECTURE.md section 9). */
+    PARTIALS_FORWARDED,
+    /** Results from the spine that a leaf installed in a slot copy and multicast to its workers. */
+    SPINE_RESULTS,
     /** Errors the network layer reported on a port (such as a failed send). */
     IO_ERRORS;
 

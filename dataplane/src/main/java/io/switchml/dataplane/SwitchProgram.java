@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
  * The per-packet switch program (docs/ARCHITECTURE.md section 3), the blocks of SwitchML's P4 program in order:
  * drop simulator, parser and worker table ({@link PacketValidator}), this project's
  * {@link RoundChecker}, {@link BitmapChecker},
- * {@link WorkersCounter}, {@link Exponents}, {@link Processor}, {@link NextStepSelector}, and the
- * egress ({@link ResultSender}).
+ * {@link WorkersCounter}, {@link Exponents}, {@link Processor}, {@link NextStepSelector}, the
+ * {@link Uplink} of a leaf's job (docs/ARCHITECTURE.md section 9), and the egress ({@link ResultSender}).
  *
  * <p>One instance per receive thread; not thread-safe. Constant work per packet, no allocation,
  * no lock: the only shared read is the volatile read of the current {@link SwitchTables}.
@@ -57,6 +57,9 @@ final class SwitchProgram {
         AggregationPacket aggregation = metadata.packet;
         int set = metadata.set;
         int slot = metadata.slot;
+        if (metadata.fromSpine) {
+            return installSpineResult(job, set, slot, aggregation, sourcePort, packet);
+        }
         RoundChecker rounds = job.roundChecker();
         if (rounds != null && !rounds.admit(set, slot, aggregation.tsi(),
                 job.bitmapChecker().seen(set, slot, metadata.rank), job.workersCounter().complete(set, slot))) {
@@ -85,6 +88,17 @@ final class SwitchProgram {
             complete = job.workersCounter().complete(set, slot);
         }
         NextStep next = NextStepSelector.select(retransmission, complete);
+        Uplink uplink = job.uplink();
+        if (uplink != null && (next == NextStep.MULTICAST || next == NextStep.UNICAST && uplink.waiting(set, slot))) {
+            // A leaf's local sum is one contribution to the spine; a retransmission while it waits sends it again.
+            if (next == NextStep.MULTICAST) {
+                uplink.awaitSpine(set, slot, aggregation.tsi());
+            }
+            writeResult(job, set, slot, aggregation, metadata.elements);
+            aggregation.jobNumber(uplink.spineJobNumber());
+            sender.toSpine(uplink, metadata.thread, packet);
+            return NextStep.FORWARD;
+        }
         switch (next) {
             case MULTICAST -> {
                 writeResult(job, set, slot, aggregation, metadata.elements);
@@ -96,11 +110,30 @@ final class SwitchProgram {
             }
             // Past validation, only a retransmission into an incomplete round is dropped.
             case DROP -> counters.increment(SwitchCounter.RETRANSMISSIONS_DROPPED);
-            case CONSUME -> {
+            case CONSUME, FORWARD -> {
                 // The contribution is in the registers; nothing leaves the switch.
             }
         }
         return next;
+    }
+
+    /**
+     * The spine's result for a slot copy of a leaf's job: if the copy waits for that round, the global
+     * sums and exponents replace its registers (so that later retransmissions are answered from them)
+     * and go to every local worker under the local job number; anything else is stale.
+     */
+    private NextStep installSpineResult(InstalledJob job, int set, int slot, AggregationPacket aggregation,
+                                        int sourcePort, ByteBuffer packet) {
+        if (!job.uplink().accept(set, slot, aggregation.tsi())) {
+            counters.increment(DropReason.STALE_SPINE_RESULT);
+            return NextStep.DROP;
+        }
+        job.exponents().set(set, slot, aggregation.exponent0(), aggregation.exponent1());
+        job.processor().apply(set, slot, true, aggregation, metadata.elements);
+        aggregation.jobNumber(job.spec().jobNumber());
+        counters.increment(SwitchCounter.SPINE_RESULTS);
+        sender.multicast(job, metadata.thread, sourcePort, packet);
+        return NextStep.MULTICAST;
     }
 
     /**

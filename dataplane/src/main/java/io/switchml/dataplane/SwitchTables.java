@@ -8,17 +8,21 @@ import io.switchml.protocol.ProtocolConstants;
  * thread never sees a worker entry whose job is missing or is a different job with fewer workers.
  */
 final class SwitchTables {
-    static final SwitchTables EMPTY = new SwitchTables(WorkerTable.EMPTY, new InstalledJob[ProtocolConstants.MAX_JOBS], 0, 0);
+    static final SwitchTables EMPTY = new SwitchTables(WorkerTable.EMPTY, UplinkTable.EMPTY,
+            new InstalledJob[ProtocolConstants.MAX_JOBS], 0, 0);
 
     private final WorkerTable workers;
+    /** Where the spines of leaf jobs send from (docs/ARCHITECTURE.md section 9). */
+    private final UplinkTable uplinks;
     /** jobs[jobNumber], null where none is installed. Never written after construction. */
     private final InstalledJob[] jobs;
     /** Slots the installed jobs hold together, and how many jobs: the pool accounting of this version. */
     private final int usedSlots;
     private final int jobCount;
 
-    private SwitchTables(WorkerTable workers, InstalledJob[] jobs, int usedSlots, int jobCount) {
+    private SwitchTables(WorkerTable workers, UplinkTable uplinks, InstalledJob[] jobs, int usedSlots, int jobCount) {
         this.workers = workers;
+        this.uplinks = uplinks;
         this.jobs = jobs;
         this.usedSlots = usedSlots;
         this.jobCount = jobCount;
@@ -26,6 +30,10 @@ final class SwitchTables {
 
     WorkerTable workers() {
         return workers;
+    }
+
+    UplinkTable uplinks() {
+        return uplinks;
     }
 
     /** The job with this number (0..255), or null. */
@@ -44,18 +52,20 @@ final class SwitchTables {
     /**
      * This version plus the job of {@code spec}, whose registers are allocated once the checks pass.
      *
-     * @throws IllegalStateException when its number or one of its worker endpoints is taken
+     * @param uplink where its partial results go (a leaf's job), or null
+     * @throws IllegalStateException when its number, one of its worker endpoints or its spine job is taken
      */
-    SwitchTables withJob(JobSpec spec) {
+    SwitchTables withJob(JobSpec spec, UplinkSpec uplink) {
         InstalledJob existing = jobs[spec.jobNumber()];
         if (existing != null) {
             throw new IllegalStateException("job number " + spec.jobNumber() + " is already in use by job '"
                     + existing.spec().name() + "'");
         }
         WorkerTable newWorkers = workers.withJob(spec);
+        UplinkTable newUplinks = uplink == null ? uplinks : uplinks.withJob(spec.jobNumber(), uplink);
         InstalledJob[] newJobs = jobs.clone();
-        newJobs[spec.jobNumber()] = new InstalledJob(spec);
-        return new SwitchTables(newWorkers, newJobs, usedSlots + spec.slots(), jobCount + 1);
+        newJobs[spec.jobNumber()] = new InstalledJob(spec, uplink);
+        return new SwitchTables(newWorkers, newUplinks, newJobs, usedSlots + spec.slots(), jobCount + 1);
     }
 
     /** This version without the job of that number (the same version when there is none). */
@@ -66,6 +76,7 @@ final class SwitchTables {
         }
         InstalledJob[] newJobs = jobs.clone();
         newJobs[jobNumber] = null;
-        return new SwitchTables(workers.withoutJob(job.spec()), newJobs, usedSlots - job.slots(), jobCount - 1);
+        UplinkTable newUplinks = job.uplinkSpec() == null ? uplinks : uplinks.withoutJob(job.uplinkSpec());
+        return new SwitchTables(workers.withoutJob(job.spec()), newUplinks, newJobs, usedSlots - job.slots(), jobCount - 1);
     }
 }

@@ -15,8 +15,10 @@ import java.util.Arrays;
  * from.
  *
  * @param address the worker's IPv4 address
- * @param ports   one UDP source port per worker thread, thread 0 first; distinct, 1..65535; for a
- *                worker matched by address alone, the single port {@link #ANY_PORT}
+ * @param ports   one UDP source port per worker thread, thread 0 first, 1..65535; for a worker
+ *                matched by address alone, the single port {@link #ANY_PORT}. Threads may share a
+ *                port: a leaf switch, a spine's worker, sends thread t's slots from its switch port
+ *                t % P (docs/ARCHITECTURE.md section 9); the slot says which thread a packet is of
  * @param anyPort whether the worker is matched by its address alone, whatever its source port
  */
 public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) {
@@ -48,12 +50,6 @@ public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) 
             if (ports[i] < 1 || ports[i] > 65535) {
                 throw new IllegalArgumentException("port " + ports[i] + " of worker " + address.getHostAddress()
                         + " thread " + i + " is outside 1..65535");
-            }
-            for (int j = 0; j < i; j++) {
-                if (ports[j] == ports[i]) {
-                    throw new IllegalArgumentException("worker " + address.getHostAddress() + " lists port " + ports[i]
-                            + " for threads " + j + " and " + i + "; each thread needs its own port");
-                }
             }
         }
     }

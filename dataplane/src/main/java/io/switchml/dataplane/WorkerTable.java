@@ -72,7 +72,8 @@ final class WorkerTable {
             for (int thread = 0; thread < endpoint.threads(); thread++) {
                 long entry = (endpoint.anyPort() ? ADDRESS_ONLY : 0) | (long) spec.jobNumber() << 8 | rank;
                 long previous = copy.put(key(ipv4, endpoint.port(thread)), entry);
-                if (previous != MISSING) {
+                // The same entry again is another thread of a rank whose threads share a port (a leaf's).
+                if (previous != MISSING && previous != entry) {
                     String port = endpoint.anyPort() ? "any port" : String.valueOf(endpoint.port(thread));
                     throw new IllegalStateException("worker endpoint " + endpoint.address().getHostAddress() + ":" + port
                             + " of job " + spec.jobNumber() + " already belongs to job " + jobNumber(previous));

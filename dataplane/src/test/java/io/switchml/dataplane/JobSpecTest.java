@@ -74,7 +74,13 @@ class JobSpecTest {
         assertRejected(() -> WorkerEndpoint.of(HOST), "no ports");
         assertRejected(() -> WorkerEndpoint.of(HOST, 0), "port 0");
         assertRejected(() -> WorkerEndpoint.of(HOST, 65536), "port 65536");
-        assertRejected(() -> WorkerEndpoint.of(HOST, 7, 7), "threads 0 and 1");
+    }
+
+    /** A leaf switch, a spine's worker, sends thread t's slots from its switch port t % P (docs/ARCHITECTURE.md section 9). */
+    @Test
+    void threadsOfOneWorkerMayShareAPort() {
+        WorkerEndpoint leaf = WorkerEndpoint.of(HOST, 7, 7, 8);
+        assertThat(new JobSpec(1, "j", PayloadSize.B128, 1, 3, List.of(leaf)).endpoints()).containsExactly(leaf);
     }
 
     @Test

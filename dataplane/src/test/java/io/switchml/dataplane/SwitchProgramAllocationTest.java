@@ -112,4 +112,50 @@ class SwitchProgramAllocationTest {
         assertThat(program.counters().get(SwitchCounter.ONE_ROUND_RESULTS)).isEqualTo(2 * 200L * SLOTS);
         assertThat(allocated).isLessThan(1024);
     }
+
+    /** A leaf's job: forwarding partials, re-forwarding them, installing the spine's results. */
+    @Test
+    void aLeafsUplinkAllocatesNothingEither() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ControlPlane controlPlane = new ControlPlane();
+        JobSpec job = TestJobs.job(1, WORKERS, PayloadSize.B1024, SLOTS, 1, true);
+        int spine = Ipv4.toInt(TestJobs.address(9, 9));
+        controlPlane.installJob(job, new UplinkSpec(Ipv4.toAddress(spine), new int[] {48864}, 3));
+        SwitchProgram program = new SwitchProgram(controlPlane, 1, new DropSimulator(new DropProbabilities(0.0, 0.0), 1),
+                new SwitchCounters(), (recipient, packet) -> ++sends > 0);
+        int[] sources = new int[WORKERS];
+        for (int rank = 0; rank < WORKERS; rank++) {
+            sources[rank] = Ipv4.toInt(job.endpoints().get(rank).address());
+        }
+        ByteBuffer datagram = TestPackets.packet(job.size(), 1, 0, 0, 0, 0, 0, 1, 2, 3);
+        AggregationPacket header = new AggregationPacket().wrap(datagram, 0);
+        int[] round = new int[SLOTS];
+
+        Runnable rounds = () -> {
+            for (int r = 0; r < 200; r++) {
+                for (int slot = 0; slot < SLOTS; slot++) {
+                    int tsi = round[slot]++;
+                    for (int rank = 0; rank <= WORKERS; rank++) { // the last one resends rank 0's: sent up again
+                        header.jobNumber(1).tsi(tsi).poolIndex(slot, tsi & 1);
+                        program.process(sources[rank % WORKERS], TestJobs.FIRST_WORKER_PORT, 0, datagram);
+                    }
+                    header.jobNumber(3).tsi(tsi).poolIndex(slot, tsi & 1);
+                    program.process(spine, 48864, 0, datagram);
+                    header.jobNumber(1).tsi(tsi).poolIndex(slot, tsi & 1);
+                    program.process(sources[1], TestJobs.FIRST_WORKER_PORT, 0, datagram); // answered from the result
+                }
+            }
+        };
+        rounds.run(); // warm up: class loading and compilation
+
+        long before = threads.getCurrentThreadAllocatedBytes();
+        long sentBefore = sends;
+        rounds.run();
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        // Per slot and round: two partials up, the result to every worker, one answer.
+        assertThat(sends - sentBefore).isEqualTo(200L * SLOTS * (2 + WORKERS + 1));
+        assertThat(program.counters().get(SwitchCounter.SPINE_RESULTS)).isEqualTo(2 * 200L * SLOTS);
+        assertThat(allocated).isLessThan(1024);
+    }
 }

@@ -1,7 +1,11 @@
 package io.switchml.client;
 
+import io.switchml.control.ControllerAddress;
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.LeafRole;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.protocol.LeafRanks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +19,8 @@ import java.util.function.UnaryOperator;
 final class LocalCluster implements AutoCloseable {
     final AggregationService service;
     final List<SwitchMLContext> contexts = new ArrayList<>();
+    /** In a two-level hierarchy (docs/ARCHITECTURE.md section 9), the leaves, and {@link #service} is the spine. */
+    final List<AggregationService> leaves = new ArrayList<>();
     /** Whether this cluster started the switch (and closes it). */
     private final boolean ownsService;
 
@@ -32,14 +38,47 @@ final class LocalCluster implements AutoCloseable {
 
     private LocalCluster(AggregationService service, boolean ownsService, String job, int workers,
                          UnaryOperator<SwitchMLConfig.Builder> configure) {
+        this(service, List.of(), ownsService, job, workers, configure);
+    }
+
+    /**
+     * A spine and {@code leafCount} leaves on loopback, each with its own ports, and n worker contexts,
+     * rank r's at the leaf that serves it.
+     */
+    static LocalCluster hierarchy(int leafCount, int workers, int switchPorts, UnaryOperator<SwitchMLConfig.Builder> configure) {
+        AggregationService spine = startSwitch(switchPorts, null);
+        List<AggregationService> leaves = new ArrayList<>();
+        try {
+            for (int i = 0; i < leafCount; i++) {
+                leaves.add(startSwitch(switchPorts, new LeafRole(new ControllerAddress("127.0.0.1", spine.controllerPort()),
+                        i, leafCount, null)));
+            }
+            return new LocalCluster(spine, leaves, true, "tree-" + System.nanoTime(), workers, configure);
+        } catch (RuntimeException e) {
+            leaves.forEach(AggregationService::close);
+            spine.close();
+            throw e;
+        }
+    }
+
+    private static AggregationService startSwitch(int switchPorts, LeafRole leaf) {
+        return AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts)
+                .allowFaultInjection(true), "127.0.0.1", 0, new ControllerSecurity(), leaf);
+    }
+
+    private LocalCluster(AggregationService service, List<AggregationService> leaves, boolean ownsService, String job,
+                         int workers, UnaryOperator<SwitchMLConfig.Builder> configure) {
         this.service = service;
+        this.leaves.addAll(leaves);
         this.ownsService = ownsService;
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         try {
             List<CompletableFuture<SwitchMLContext>> joining = new ArrayList<>();
             for (int r = 0; r < workers; r++) {
+                AggregationService controller = leaves.isEmpty() ? service
+                        : leaves.get(LeafRanks.leafOf(r, leaves.size(), workers));
                 SwitchMLConfig config = configure.apply(SwitchMLConfig.builder()
-                        .controller("127.0.0.1:" + service.controllerPort()).job(job).rank(r).workers(workers)
+                        .controller("127.0.0.1:" + controller.controllerPort()).job(job).rank(r).workers(workers)
                         .joinTimeout(java.time.Duration.ofSeconds(30))
                         .elementsPerPacket(TestDefaults.ELEMENTS_PER_PACKET).slotsPerThread(TestDefaults.SLOTS_PER_THREAD)).build();
                 joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config), pool));
@@ -108,6 +147,7 @@ final class LocalCluster implements AutoCloseable {
             c.close();
         }
         if (ownsService) {
+            leaves.forEach(AggregationService::close);
             service.close();
         }
     }

@@ -1,5 +1,7 @@
 package io.switchml.launch;
 
+import io.switchml.protocol.LeafRanks;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -43,6 +45,11 @@ public final class Rack implements AutoCloseable {
     static final int MAX_WORKERS = 200;
     /** Switch hosts the rack can build (a sharded switch's shards), at .254 downwards, above the workers' addresses. */
     static final int MAX_SWITCH_HOSTS = 16;
+    /** Leaf racks under a spine (docs/ARCHITECTURE.md section 9); two digits keep the uplinks' veth names short. */
+    static final int MAX_LEAVES = 50;
+    /** With leaves: rack i's subnet is {@code 10.77.i.0/24} (its leaf {@code .254}), uplink i's {@code 10.78.i.0/24}. */
+    static final String LEAF_SUBNETS = "10.77";
+    static final String UPLINK_SUBNETS = "10.78";
 
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)([kmg]?)(bit|bps)?");
@@ -57,14 +64,33 @@ public final class Rack implements AutoCloseable {
      * @param switchHosts     0: the switch process sits on the bridge (the fabric, as SwitchML's switch chip); K >= 1:
      *                        it runs on K servers of its own, each behind one link at the line rate (K >= 2: one
      *                        switch sharded over them, docs/ARCHITECTURE.md section 10)
+     * @param leaves          0: one rack; L: L racks, each with its bridge and its leaf switch on it, rank r in the
+     *                        rack of the leaf that serves it, every leaf joined to a spine namespace by one link at
+     *                        the line rate (docs/ARCHITECTURE.md section 9)
      */
-    public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts) {
+    public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts, int leaves) {
         /** The switch on the fabric. */
         public Spec(int workers, long rateBps, int mtu, double dropProbability) {
             this(workers, rateBps, mtu, dropProbability, 0);
         }
 
+        /** One rack. */
+        public Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts) {
+            this(workers, rateBps, mtu, dropProbability, switchHosts, 0);
+        }
+
         public Spec {
+            if (leaves < 0 || leaves > MAX_LEAVES) {
+                throw new IllegalArgumentException("--leaves " + leaves + " is outside 1.." + MAX_LEAVES);
+            }
+            if (leaves > 0 && switchHosts > 0) {
+                throw new IllegalArgumentException("--leaves puts a leaf switch on each rack's fabric and a spine on a host"
+                        + " of its own; leave out --switch-hosts");
+            }
+            if (leaves > workers) {
+                throw new IllegalArgumentException("--leaves " + leaves + " needs at least one worker per leaf, not "
+                        + workers + " workers");
+            }
             if (switchHosts < 0) {
                 throw new IllegalArgumentException("the number of switch hosts must be at least 1 (or 0 for the switch on"
                         + " the fabric), not " + switchHosts);
@@ -97,17 +123,21 @@ public final class Rack implements AutoCloseable {
         }
 
         public Spec withWorkers(int n) {
-            return new Spec(n, rateBps, mtu, dropProbability, switchHosts);
+            return new Spec(n, rateBps, mtu, dropProbability, switchHosts, leaves);
         }
 
-        /** Where the switch sits, as rows print it: {@code fabric}, or {@code K-host} for K switch servers. */
+        /**
+         * Where the switch sits, as rows print it: {@code fabric}, {@code K-host} for K switch servers, or
+         * {@code L-leaves} for L leaf racks under a spine.
+         */
         public String topology() {
-            return switchHosts == 0 ? "fabric" : switchHosts + "-host";
+            return leaves > 0 ? leaves + "-leaves" : switchHosts == 0 ? "fabric" : switchHosts + "-host";
         }
 
         public String describe() {
             return workers + " workers, links " + rateBps + " bit/s (tbf burst " + burstBytes() + " B), MTU " + mtu
-                    + (switchHosts == 0 ? ", switch on the fabric" : ", switch on " + switchHosts
+                    + (leaves > 0 ? ", " + leaves + " racks with a leaf switch on each fabric, under a spine behind one"
+                    + " link per leaf" : switchHosts == 0 ? ", switch on the fabric" : ", switch on " + switchHosts
                     + " server(s) behind one link each")
                     + (dropProbability > 0 ? ", UDP drop probability " + dropProbability + " per receiving side" : "");
         }
@@ -199,6 +229,10 @@ public final class Rack implements AutoCloseable {
     }
 
     private void build() {
+        if (spec.leaves() > 0) {
+            buildLeaves();
+            return;
+        }
         String fabric = fabricNamespace();
         addNamespace(fabric);
         run("ip", "-n", fabric, "link", "set", "lo", "up");
@@ -222,11 +256,67 @@ public final class Rack implements AutoCloseable {
     }
 
     /**
+     * L racks under a spine: rack i's fabric namespace has its bridge at {@link #leafAddress}, where its leaf switch
+     * runs, and one uplink to the spine's namespace (a subnet of its own); rank r sits in its leaf's rack.
+     */
+    private void buildLeaves() {
+        String spine = spineNamespace();
+        addNamespace(spine);
+        run("ip", "-n", spine, "link", "set", "lo", "up");
+        dropUdp(spine);
+        for (int i = 0; i < spec.leaves(); i++) {
+            String fabric = leafNamespace(i);
+            addNamespace(fabric);
+            run("ip", "-n", fabric, "link", "set", "lo", "up");
+            run("ip", "-n", fabric, "link", "add", "br0", "type", "bridge");
+            run("ip", "-n", fabric, "link", "set", "br0", "mtu", String.valueOf(spec.mtu()), "up");
+            run("ip", "-n", fabric, "addr", "add", leafAddress(i) + "/24", "dev", "br0");
+            dropUdp(fabric);
+            uplink(i);
+        }
+        for (int r = 0; r < spec.workers(); r++) {
+            String ns = workerNamespace(r);
+            attach(leafNamespace(LeafRanks.leafOf(r, spec.leaves(), spec.workers())), ns, "p", r, workerAddress(r));
+            dropUdp(ns);
+        }
+    }
+
+    /** Leaf i's link to the spine: {@code up0} in the leaf's namespace, {@code l<i>} in the spine's, both shaped. */
+    private void uplink(int leaf) {
+        String fabric = leafNamespace(leaf);
+        String spine = spineNamespace();
+        String a = prefix + "au" + leaf;
+        String b = prefix + "bu" + leaf;
+        String spinePort = "l" + leaf;
+        try {
+            run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
+                    String.valueOf(spec.mtu()));
+            run("ip", "link", "set", a, "netns", fabric);
+            run("ip", "link", "set", b, "netns", spine);
+        } catch (RuntimeException e) {
+            runQuietly("ip", "link", "del", a);
+            throw e;
+        }
+        run("ip", "-n", fabric, "link", "set", a, "name", "up0");
+        run("ip", "-n", spine, "link", "set", b, "name", spinePort);
+        run("ip", "-n", fabric, "addr", "add", leafUplinkAddress(leaf) + "/24", "dev", "up0");
+        run("ip", "-n", spine, "addr", "add", spineAddress(leaf) + "/24", "dev", spinePort);
+        run("ip", "-n", fabric, "link", "set", "up0", "up");
+        run("ip", "-n", spine, "link", "set", spinePort, "up");
+        shape(fabric, "up0", SWITCH_LATENCY);
+        shape(spine, spinePort, SWITCH_LATENCY);
+    }
+
+    /**
      * A host: namespace {@code ns} with {@code eth0} at {@code address}, on bridge port {@code port + index} of the
      * fabric; both ends shaped (the host's NIC with a deep queue, the bridge port with a switch port's).
      */
     private void attach(String ns, String port, int index, String address) {
-        String fabric = fabricNamespace();
+        attach(fabricNamespace(), ns, port, index, address);
+    }
+
+    /** As {@link #attach(String, String, int, String)}, on the bridge of namespace {@code fabric}. */
+    private void attach(String fabric, String ns, String port, int index, String address) {
         // Temporary names have at most 15 characters: "sml" + pid (<= 7 digits) + run letter + "a" + tag (<= 3).
         String tag = port.equals("p") ? String.valueOf(index) : port + index;
         String a = prefix + "a" + tag;
@@ -320,7 +410,46 @@ public final class Rack implements AutoCloseable {
 
     public String workerAddress(int rank) {
         checkRank(rank);
+        if (spec.leaves() > 0) {
+            int leaf = LeafRanks.leafOf(rank, spec.leaves(), spec.workers());
+            return LEAF_SUBNETS + "." + leaf + "." + (rank - LeafRanks.firstRank(leaf, spec.leaves(), spec.workers()) + 1);
+        }
         return SUBNET + "." + (rank + 1);
+    }
+
+    /** With leaves: the namespace of rack i's bridge, where its leaf switch runs. */
+    public String leafNamespace(int leaf) {
+        checkLeaf(leaf);
+        return prefix + "-l" + leaf;
+    }
+
+    /** With leaves: the spine switch's namespace. */
+    public String spineNamespace() {
+        return prefix + "-sp";
+    }
+
+    /** With leaves: leaf i's address in its rack, where its workers reach it. */
+    public String leafAddress(int leaf) {
+        checkLeaf(leaf);
+        return LEAF_SUBNETS + "." + leaf + ".254";
+    }
+
+    /** With leaves: leaf i's address on its uplink, as the spine sees it. */
+    public String leafUplinkAddress(int leaf) {
+        checkLeaf(leaf);
+        return UPLINK_SUBNETS + "." + leaf + ".1";
+    }
+
+    /** With leaves: the spine's address on leaf i's uplink. */
+    public String spineAddress(int leaf) {
+        checkLeaf(leaf);
+        return UPLINK_SUBNETS + "." + leaf + ".254";
+    }
+
+    private void checkLeaf(int leaf) {
+        if (leaf < 0 || leaf >= spec.leaves()) {
+            throw new IllegalArgumentException("leaf " + leaf + " outside the rack's 0.." + (spec.leaves() - 1));
+        }
     }
 
     /** The command prefix that runs a program inside a namespace. */

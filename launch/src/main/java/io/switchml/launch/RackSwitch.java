@@ -33,18 +33,58 @@ public final class RackSwitch {
     /** The same for switch process {@code index} of the rack (a shard, on {@link Rack#switchAddress}). */
     public static Process start(Rack rack, int index, int switchPorts, PrintStream progress) throws InterruptedException {
         String address = rack.switchAddress(index);
-        String tag = rack.switchProcesses() == 1 ? "[switch] " : "[switch " + index + "] ";
-        List<String> command = new ArrayList<>(Rack.inNamespace(rack.switchNamespace(index)));
+        return launch(rack.switchNamespace(index), List.of("--bind", address, "--controller-bind", address,
+                "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
+                "--controller-port", String.valueOf(CONTROLLER_PORT)),
+                rack.switchProcesses() == 1 ? "switch" : "switch " + index, progress);
+    }
+
+    /**
+     * A rack of leaves (docs/ARCHITECTURE.md section 9): starts the spine in its namespace (on every address: each
+     * uplink has its own), then each leaf on its rack's bridge, joined to the spine over its uplink; returns the
+     * processes, spine first, once all are ready. Leaf i's controller is on {@link Rack#leafAddress}:
+     * {@link #CONTROLLER_PORT}. Stop them with {@link #stop}.
+     */
+    public static List<Process> startHierarchy(Rack rack, int switchPorts, PrintStream progress) throws InterruptedException {
+        List<Process> started = new ArrayList<>();
+        List<String> ports = List.of("--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
+                "--controller-port", String.valueOf(CONTROLLER_PORT));
+        try {
+            List<String> spine = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", "0.0.0.0"));
+            spine.addAll(ports);
+            started.add(launch(rack.spineNamespace(), spine, "spine", progress));
+            int leaves = rack.spec().leaves();
+            for (int i = 0; i < leaves; i++) {
+                // The dataplane on every address: workers reach it on the bridge, the spine on the uplink.
+                List<String> leaf = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", rack.leafAddress(i),
+                        "--spine", rack.spineAddress(i) + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(i),
+                        "--leaves", String.valueOf(leaves), "--uplink-address", rack.leafUplinkAddress(i)));
+                leaf.addAll(ports);
+                started.add(launch(rack.leafNamespace(i), leaf, "leaf " + i, progress));
+            }
+            return started;
+        } catch (RuntimeException e) {
+            for (Process p : started) {
+                stop(p);
+            }
+            throw e;
+        }
+    }
+
+    /** Starts {@code switchml switch OPTIONS} in namespace {@code ns} and returns once it is ready. */
+    private static Process launch(String ns, List<String> options, String label, PrintStream progress)
+            throws InterruptedException {
+        List<String> command = new ArrayList<>(Rack.inNamespace(ns));
         command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                SWITCH_MAIN, "switch", "--bind", address, "--controller-bind", address,
-                "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
-                "--controller-port", String.valueOf(CONTROLLER_PORT)));
+                SWITCH_MAIN, "switch"));
+        command.addAll(options);
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (java.io.IOException e) {
-            throw new LaunchException("cannot start the rack's switch (" + String.join(" ", command) + "): " + e.getMessage());
+            throw new LaunchException("cannot start the rack's " + label + " (" + String.join(" ", command) + "): "
+                    + e.getMessage());
         }
         try {
             p.getOutputStream().close();
@@ -58,10 +98,10 @@ public final class RackSwitch {
                     java.nio.charset.StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
                     if (line.contains(SWITCH_READY)) {
-                        progress.println(tag + line);
+                        progress.println("[" + label + "] " + line);
                         ready.complete(true);
                     } else {
-                        progress.println(tag + line);
+                        progress.println("[" + label + "] " + line);
                         last.addLast(line);
                         if (last.size() > 20) {
                             last.pollFirst();
@@ -85,7 +125,7 @@ public final class RackSwitch {
         }
         if (!ok) {
             p.destroyForcibly();
-            throw new LaunchException("the rack's switch did not get ready within 60 s (" + String.join(" ", command)
+            throw new LaunchException("the rack's " + label + " did not get ready within 60 s (" + String.join(" ", command)
                     + "):\n" + String.join("\n", last));
         }
         return p;

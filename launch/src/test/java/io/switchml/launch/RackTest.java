@@ -45,6 +45,17 @@ class RackTest {
     }
 
     @Test
+    void aRackOfLeavesIsChecked() {
+        Rack.Spec leaves = new Rack.Spec(4, 400_000_000L, 9000, 0, 0, 2);
+        assertThat(leaves.topology()).isEqualTo("2-leaves");
+        assertThat(leaves.describe()).contains("2 racks with a leaf switch on each fabric, under a spine");
+        assertThat(leaves.withWorkers(3).leaves()).isEqualTo(2);
+        assertThatThrownBy(() -> new Rack.Spec(2, 1_000_000, 1500, 0, 0, 3)).hasMessageContaining("one worker per leaf");
+        assertThatThrownBy(() -> new Rack.Spec(4, 1_000_000, 1500, 0, 1, 2)).hasMessageContaining("leave out --switch-hosts");
+        assertThatThrownBy(() -> new Rack.Spec(200, 1_000_000, 1500, 0, 0, 51)).hasMessageContaining("outside 1..50");
+    }
+
+    @Test
     void needsRootWithAClearMessage() {
         assertThatThrownBy(() -> Rack.requireRoot(1000)).isInstanceOf(LaunchException.class)
                 .hasMessageContaining("needs root").hasMessageContaining("uid 1000");

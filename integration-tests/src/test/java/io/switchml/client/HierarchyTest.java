@@ -1,0 +1,171 @@
+package io.switchml.client;
+
+import io.switchml.api.AllReduceTimeoutException;
+import io.switchml.api.ControlPlaneException;
+import io.switchml.api.ReduceOp;
+import io.switchml.api.SwitchUnavailableException;
+import io.switchml.api.WorkerFailedException;
+import io.switchml.controller.AggregationService;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static io.switchml.client.AllReduceExactnessTest.checkFloatSum;
+import static io.switchml.client.AllReduceExactnessTest.checkIntSum;
+import static io.switchml.client.LivenessTest.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Two levels (docs/ARCHITECTURE.md section 9): workers at leaf switches whose partial sums go on
+ * to a spine. Results are exact and bit-identical (as one switch would give, by
+ * {@code ReferenceAllReduce}), loss at either level is recovered, barriers and broadcasts span the
+ * leaves, and a dead rank, leaf or spine fails every worker with an error that says what died.
+ */
+class HierarchyTest {
+    /** Far beyond what the failure tests wait: a failure they see comes from the liveness watches. */
+    private static final Duration LONG_OPERATION_TIMEOUT = Duration.ofSeconds(60);
+
+    @Test
+    void sumsThroughTwoLeavesAndASpineAreExact() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b)) {
+            long seed = 11;
+            for (int size : new int[] {1, 2047, 2049, 64 * 2048 + 13, 300_001}) {
+                checkFloatSum(cluster, seed, size, 2048);
+                checkIntSum(cluster, seed++, size);
+            }
+            assertThat(counter(cluster.service, "contributions")).as("the spine summed the leaves' partials").isPositive();
+            for (AggregationService leaf : cluster.leaves) {
+                assertThat(counter(leaf, "partials_forwarded")).isPositive();
+                assertThat(counter(leaf, "spine_results")).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void unevenLeavesSeveralThreadsAndSwitchPorts() {
+        // 5 ranks over 2 leaves: ranks 0..1 and 2..4; 3 threads over 2 ports at every switch.
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 5, 2, b -> b.elementsPerPacket(64).threads(3).slotsPerThread(8))) {
+            long seed = 5;
+            for (int size : new int[] {1, 63, 65, 191, 100_000}) {
+                checkFloatSum(cluster, seed, size, 64);
+                checkIntSum(cluster, seed++, size);
+            }
+        }
+    }
+
+    @Test
+    void lossAtTheLeavesAndAtTheSpineIsRecovered() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1,
+                b -> b.elementsPerPacket(256).slotsPerThread(16).retransmitMin(Duration.ofMillis(5)))) {
+            cluster.service.dataplane().setDropProbabilities(0.02, 0.02);
+            cluster.leaves.forEach(leaf -> leaf.dataplane().setDropProbabilities(0.02, 0.02));
+            checkFloatSum(cluster, 21, 40_000, 256);
+            checkIntSum(cluster, 22, 40_000);
+            long spineDrops = counter(cluster.service, "ingress_simulated_drops") + counter(cluster.service, "egress_simulated_drops");
+            assertThat(spineDrops).as("the spine lost packets").isPositive();
+            assertThat(cluster.statisticsTotals()[1]).as("workers retransmitted").isPositive();
+            long reforwarded = cluster.leaves.stream().mapToLong(l -> counter(l, "partials_forwarded") - counter(l, "spine_results")).sum();
+            assertThat(reforwarded).as("leaves sent partials again on their workers' retransmissions").isPositive();
+        }
+    }
+
+    @Test
+    void barriersAndBroadcastsSpanTheLeaves() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b)) {
+            cluster.onEveryWorker((rank, ctx) -> {
+                ctx.barrier();
+                return null;
+            });
+            for (int root : new int[] {0, 3}) {
+                List<String> received = cluster.onEveryWorker((rank, ctx) -> new String(
+                        ctx.broadcast(("from " + rank).getBytes(StandardCharsets.UTF_8), root), StandardCharsets.UTF_8));
+                assertThat(received).containsOnly("from " + root);
+            }
+        }
+    }
+
+    @Test
+    void aRankAtTheWrongLeafIsToldWhichLeafServesIt() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 2, 1, b -> b)) {
+            SwitchMLConfig config = SwitchMLConfig.builder().controller("127.0.0.1:" + cluster.leaves.get(0).controllerPort())
+                    .job("wrong-leaf").rank(3).workers(4).joinTimeout(Duration.ofSeconds(5)).build();
+            assertThatThrownBy(() -> SwitchMLContext.connect(config)).isInstanceOf(ControlPlaneException.class)
+                    .hasMessageContaining("rank 3 of job 'wrong-leaf' (4 workers over 2 leaves) is served by leaf 1 (ranks 2..3)")
+                    .hasMessageContaining("this switch is leaf 0 (ranks 0..1)");
+        }
+    }
+
+    @Test
+    void aTimeoutAtALeafNamesTheJobsRankItWaitsFor() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(Duration.ofMillis(1500)))) {
+            // Rank 3 is alive but never submits; rank 2, at the same leaf, hears which rank its leaf waits for.
+            List<CompletableFuture<Void>> ops = List.of(0, 1, 2).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[20_000], ReduceOp.SUM)).toList();
+            AllReduceTimeoutException e = failure(ops.get(2), AllReduceTimeoutException.class);
+            assertThat(e.missingRanks()).containsExactly(3);
+            for (int r : new int[] {0, 1}) {
+                assertThat(failure(ops.get(r), AllReduceTimeoutException.class)).hasMessageContaining("timed out after 1500 ms");
+            }
+        }
+    }
+
+    @Test
+    void aDeadRankFailsEveryWorkerAtBothLeaves() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(LONG_OPERATION_TIMEOUT))) {
+            List<CompletableFuture<Void>> ops = List.of(0, 1, 2).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[100_000], ReduceOp.SUM)).toList();
+            cluster.contexts.get(3).crashForTest();
+            // Rank 2 shares rank 3's leaf, which saw it die; ranks 0 and 1 hear it from the spine.
+            assertThat(failure(ops.get(2), WorkerFailedException.class).failedRanks()).containsExactly(3);
+            for (int r : new int[] {0, 1}) {
+                WorkerFailedException e = failure(ops.get(r), WorkerFailedException.class);
+                assertThat(e.failedRanks()).containsExactly(2, 3);
+                assertThat(e).hasMessageContaining("leaf 1 (ranks 2..3) dropped out of job");
+            }
+            for (AggregationService leaf : cluster.leaves) {
+                assertThat(leaf.dataplane().job(cluster.contexts.get(0).jobNumber())).as("the leaves freed the job").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aDeadSpineFailsEveryWorker() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(LONG_OPERATION_TIMEOUT))) {
+            List<CompletableFuture<Void>> ops = List.of(0, 1, 2).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[100_000], ReduceOp.SUM)).toList();
+            cluster.service.close();
+            for (CompletableFuture<Void> op : ops) {
+                assertThat(failure(op, SwitchUnavailableException.class)).hasMessageContaining("lost its spine");
+            }
+        }
+    }
+
+    @Test
+    void aDeadLeafFailsItsWorkersAndTheOtherLeaves() {
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(LONG_OPERATION_TIMEOUT))) {
+            // Rank 3 never submits, so the others' all-reduce waits while leaf 1 goes.
+            List<CompletableFuture<Void>> ops = List.of(0, 1, 2).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[100_000], ReduceOp.SUM)).toList();
+            cluster.leaves.get(1).close();
+            assertThat(failure(ops.get(2), SwitchUnavailableException.class))
+                    .hasMessageContaining("lost the connection to the switch's controller")
+                    .hasMessageNotContaining("lost its spine");
+            assertThatThrownBy(cluster.contexts.get(3)::barrier).isInstanceOf(SwitchUnavailableException.class);
+            for (int r : new int[] {0, 1}) {
+                WorkerFailedException e = failure(ops.get(r), WorkerFailedException.class);
+                assertThat(e.failedRanks()).containsExactly(2, 3);
+                assertThat(e).hasMessageContaining("leaf 1 (ranks 2..3) dropped out of job");
+            }
+        }
+    }
+
+    private static long counter(AggregationService service, String name) {
+        Map<String, Long> counters = service.dataplane().counters();
+        return counters.get(name);
+    }
+}

@@ -63,6 +63,10 @@ final class StallDiagnosis {
         StringBuilder text = new StringBuilder();
         if (!d.getAbortedReason().isEmpty()) {
             text.append("The controller aborted the job: ").append(d.getAbortedReason()).append('.');
+        } else if (!d.getWaitingAtSpine().isEmpty()) {
+            text.append("Missing ranks: every rank at this worker's leaf switch has contributed; its spine is still"
+                    + " waiting for ").append(d.getWaitingAtSpine()).append(", one or more of whose ranks have not (the"
+                    + " workers at that leaf are told which).");
         } else if (d.getMissingRanksCount() > 0) {
             text.append("Missing ranks: the switch is still waiting for rank(s) ").append(d.getMissingRanksList())
                     .append(", which have not contributed to ").append(d.getIncompleteSlots())

@@ -149,8 +149,31 @@ final class JobRegistry {
         }
     }
 
-    /** What the controller and the switch know about a job that seems stuck. */
-    synchronized DiagnoseResponse diagnose(int jobNumber, long jobId, Caller caller) {
+    /**
+     * What the controller and the switch know about a job that seems stuck. At a leaf whose own ranks are
+     * all in, the missing ones are at other leaves: the spine's diagnosis names those leaves, and their
+     * ranks are reported (asked outside the lock, within {@link SpineLink#DIAGNOSIS_DEADLINE}).
+     */
+    DiagnoseResponse diagnose(int jobNumber, long jobId, Caller caller) {
+        DiagnoseResponse local;
+        SpineMembership membership = null;
+        Job job;
+        synchronized (this) {
+            local = diagnoseHere(jobNumber, jobId, caller);
+            job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+            if (job != null && local.getInstalled() && local.getMissingRanksCount() == 0) {
+                membership = job.spine;
+            }
+        }
+        if (membership == null || spine == null) {
+            return local;
+        }
+        SpineLink.Lagging lagging = spine.lagging(job, membership);
+        return lagging.ranks().isEmpty() ? local
+                : local.toBuilder().addAllMissingRanks(lagging.ranks()).setWaitingAtSpine(lagging.leaves()).build();
+    }
+
+    private DiagnoseResponse diagnoseHere(int jobNumber, long jobId, Caller caller) {
         Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
         if (job == null || (jobId != 0 && job.id != jobId) || !caller.mayUse(job.secretDigest)) {
             return DiagnoseResponse.newBuilder().setKnown(false).build();

@@ -10,6 +10,8 @@ import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
+import io.switchml.controller.proto.DiagnoseRequest;
+import io.switchml.controller.proto.DiagnoseResponse;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinRequest;
@@ -51,6 +53,8 @@ final class SpineLink implements AutoCloseable {
     private static final long SLACK_MS = 5_000;
     /** How often the connection to the spine is pinged while the watch is open (a silent spine host ends it). */
     private static final Duration KEEPALIVE = Duration.ofSeconds(10);
+    /** How long a leaf's diagnosis waits for the spine's (a stalled job's worker is waiting for it). */
+    static final Duration DIAGNOSIS_DEADLINE = Duration.ofSeconds(2);
 
     /** What the leaf's jobs hear from the spine's watch; implementations take the registry's lock. */
     interface Events {
@@ -273,6 +277,37 @@ final class SpineLink implements AutoCloseable {
                 reply.ok(answer);
             }
         });
+    }
+
+    /** The leaves a spine's job waits for, in words, and the ranks they serve (ascending); both empty when none. */
+    record Lagging(String leaves, List<Integer> ranks) {
+    }
+
+    /**
+     * What the spine's job still waits for (the spine's diagnosis of its job); nothing when the spine cannot
+     * tell or does not answer within {@link #DIAGNOSIS_DEADLINE}.
+     */
+    Lagging lagging(Job job, SpineMembership m) {
+        DiagnoseResponse answer;
+        try {
+            answer = channel.call("diagnose job '" + job.name + "' at the spine as " + describe(), DIAGNOSIS_DEADLINE,
+                    stub -> stub.diagnose(DiagnoseRequest.newBuilder().setJobNumber(m.jobNumber).setJobId(m.jobId).build()));
+        } catch (ControlPlaneException e) {
+            LOG.debug("{}", e.getMessage());
+            return new Lagging("", List.of());
+        }
+        List<Integer> ranks = new ArrayList<>();
+        List<String> leaves = new ArrayList<>();
+        for (int leaf : answer.getMissingRanksList()) {
+            if (leaf < role.leaves()) {
+                int end = LeafRanks.firstRank(leaf + 1, role.leaves(), job.workers());
+                for (int rank = LeafRanks.firstRank(leaf, role.leaves(), job.workers()); rank < end; rank++) {
+                    ranks.add(rank);
+                }
+                leaves.add("leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), job.workers()) + ")");
+            }
+        }
+        return new Lagging(String.join(", ", leaves), ranks);
     }
 
     /** Every local rank of {@code job} left: the leaf leaves the spine's job, which ends its watch there. */

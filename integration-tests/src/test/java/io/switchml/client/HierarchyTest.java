@@ -108,8 +108,12 @@ class HierarchyTest {
                     .map(r -> cluster.contexts.get(r).allReduceAsync(new float[20_000], ReduceOp.SUM)).toList();
             AllReduceTimeoutException e = failure(ops.get(2), AllReduceTimeoutException.class);
             assertThat(e.missingRanks()).containsExactly(3);
+            // Ranks 0 and 1, whose leaf has both their contributions, hear that the spine waits for the other leaf.
             for (int r : new int[] {0, 1}) {
-                assertThat(failure(ops.get(r), AllReduceTimeoutException.class)).hasMessageContaining("timed out after 1500 ms");
+                AllReduceTimeoutException atOtherLeaf = failure(ops.get(r), AllReduceTimeoutException.class);
+                assertThat(atOtherLeaf).hasMessageContaining("timed out after 1500 ms")
+                        .hasMessageContaining("its spine is still waiting for leaf 1 (ranks 2..3)");
+                assertThat(atOtherLeaf.missingRanks()).containsExactly(2, 3);
             }
         }
     }

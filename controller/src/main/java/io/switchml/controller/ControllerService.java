@@ -116,6 +116,11 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
+        if (request.getRelayOnly()) {
+            registry.relayLeft(request.getJobNumber(), request.getJobId(), request.getRank(), request.getRelayedRank(),
+                    request.getOperations(), Caller.current(), reply(observer, v -> LeaveResponse.getDefaultInstance()));
+            return;
+        }
         registry.leave(request.getJobNumber(), request.getJobId(), request.getRank(), request.getOperations(),
                 Caller.current(),
                 reply(observer, v -> LeaveResponse.getDefaultInstance()));

@@ -159,6 +159,19 @@ final class JobLiveness implements SpineLink.Events {
         }
     }
 
+    /** A leaf's job: a worker at another leaf left; the local ranks hear it as they would from one switch. */
+    @Override
+    public void leftAtAnotherLeaf(Job job, int rank, long operations) {
+        synchronized (lock) {
+            if (!running(job)) {
+                return;
+            }
+            JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
+                    .setJobNumber(job.number).setLeftRank(rank).setLeftOperations(operations).build();
+            job.watches.values().forEach(w -> w.event(event));
+        }
+    }
+
     /**
      * A leaf's job lost its spine: the job is aborted and every local rank's watch ends with
      * UNAVAILABLE and the reason, as when a worker's own switch is gone (no rank died).

@@ -230,7 +230,7 @@ final class JobRegistry {
         JobMeetings.failAll(job, gone);
         if (job.left.size() == job.ranks()) {
             if (job.spine != null) {
-                spine.leave(job, operations);
+                spine.leave(job, rank, operations);
             }
             dataplane.removeJob(jobNumber);
             byNumber[jobNumber] = null;
@@ -240,6 +240,32 @@ final class JobRegistry {
             JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
                     .setJobNumber(job.number).setLeftRank(rank).setLeftOperations(operations).build();
             job.watches.values().forEach(w -> w.event(event));
+            if (job.spine != null) {
+                spine.relayLeft(job, rank, operations); // the workers at the other leaves wait on it too
+            }
+        }
+        reply.ok(null);
+    }
+
+    /**
+     * A leaf relays that worker {@code relayedRank} of the whole job left after {@code operations} all-reduces
+     * (docs/ARCHITECTURE.md section 9): the other ranks' watches hear it; the leaf stays in the job.
+     */
+    synchronized void relayLeft(int jobNumber, long jobId, int rank, int relayedRank, long operations, Caller caller,
+                                Reply<Void> reply) {
+        Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
+        if (job == null) {
+            return;
+        }
+        if (!job.aborted()) {
+            JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
+                    .setJobNumber(job.number).setLeftRank(relayedRank).setLeftOperations(operations).setRelayed(true)
+                    .build();
+            job.watches.forEach((r, w) -> {
+                if (r != rank) {
+                    w.event(event);
+                }
+            });
         }
         reply.ok(null);
     }

@@ -61,6 +61,9 @@ final class SpineLink implements AutoCloseable {
         /** The spine aborted its job because leaves dropped out (the ranks they serve are gone). */
         void spineAborted(Job job, List<Integer> failedRanks, String reason);
 
+        /** A worker at another leaf left after {@code operations} all-reduces (the spine relayed its leaf's word). */
+        void leftAtAnotherLeaf(Job job, int rank, long operations);
+
         /** The spine is gone (its watch broke) or ended the job's watch unasked. */
         void spineLost(Job job, String reason);
     }
@@ -189,6 +192,12 @@ final class SpineLink implements AutoCloseable {
                             spineAborted(job, event);
                         }
                     }
+                    case RANK_LEFT -> {
+                        // A leaf's own leave (all its ranks gone) was announced rank by rank before, relayed.
+                        if (event.getRelayed() && !membership.over()) {
+                            events.leftAtAnotherLeaf(job, event.getLeftRank(), event.getLeftOperations());
+                        }
+                    }
                     default -> LOG.debug("{}: spine event {} for job '{}'", describe(), event.getKind(), job.name);
                 }
             }
@@ -310,11 +319,24 @@ final class SpineLink implements AutoCloseable {
         return new Lagging(String.join(", ", leaves), ranks);
     }
 
-    /** Every local rank of {@code job} left: the leaf leaves the spine's job, which ends its watch there. */
-    void leave(Job job, long operations) {
+    /**
+     * Local worker {@code rank} left {@code job} while its other ranks go on: the spine tells the other leaves,
+     * whose workers' all-reduces from {@code operations} on can never complete (as at one switch).
+     */
+    void relayLeft(Job job, int rank, long operations) {
+        SpineMembership m = job.spine;
+        calls.execute(() -> relay(job, m, rank, operations));
+    }
+
+    /**
+     * Every local rank of {@code job} left, {@code lastRank} last: the spine hears of it as of the others (so the
+     * other leaves' workers learn who), then the leaf leaves the spine's job, which ends its watch there.
+     */
+    void leave(Job job, int lastRank, long operations) {
         SpineMembership m = job.spine;
         m.leaving();
         calls.execute(() -> {
+            relay(job, m, lastRank, operations);
             try {
                 channel.call("leave job '" + job.name + "' at the spine as " + describe(), Duration.ofSeconds(5),
                         stub -> stub.leave(LeaveRequest.newBuilder().setJobNumber(m.jobNumber).setJobId(m.jobId)
@@ -323,6 +345,17 @@ final class SpineLink implements AutoCloseable {
                 LOG.warn("{}", e.getMessage());
             }
         });
+    }
+
+    private void relay(Job job, SpineMembership m, int rank, long operations) {
+        try {
+            channel.call("relay to the spine, as " + describe() + ", that rank " + rank + " left job '" + job.name + "'",
+                    Duration.ofSeconds(5), stub -> stub.leave(LeaveRequest.newBuilder().setJobNumber(m.jobNumber)
+                            .setJobId(m.jobId).setRank(role.leafIndex()).setOperations(operations).setRelayOnly(true)
+                            .setRelayedRank(rank).build()));
+        } catch (ControlPlaneException e) {
+            LOG.warn("{} (the other leaves' workers will wait for their operation timeout)", e.getMessage());
+        }
     }
 
     /** This leaf's address as the spine sees it: the one configured, the switch's bind address, or the route's. */

@@ -2,6 +2,7 @@ package io.switchml.client;
 
 import io.switchml.api.AllReduceTimeoutException;
 import io.switchml.api.ControlPlaneException;
+import io.switchml.api.RankLeftException;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.SwitchUnavailableException;
 import io.switchml.api.WorkerFailedException;
@@ -114,6 +115,37 @@ class HierarchyTest {
                 assertThat(atOtherLeaf).hasMessageContaining("timed out after 1500 ms")
                         .hasMessageContaining("its spine is still waiting for leaf 1 (ranks 2..3)");
                 assertThat(atOtherLeaf.missingRanks()).containsExactly(2, 3);
+            }
+        }
+    }
+
+    @Test
+    void aRankThatLeavesIsHeardAtBothLeaves() {
+        // Three leaves of one rank each: the leaver is its leaf's last rank; the leaf relays it, then leaves the spine.
+        try (LocalCluster cluster = LocalCluster.hierarchy(3, 3, 1, b -> b.operationTimeout(LONG_OPERATION_TIMEOUT))) {
+            cluster.contexts.stream().map(c -> c.allReduceAsync(new float[5_000], ReduceOp.SUM)).toList()
+                    .forEach(CompletableFuture::join);
+            List<CompletableFuture<Void>> waiting = List.of(0, 1).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[5_000], ReduceOp.SUM)).toList();
+            cluster.contexts.get(2).close();
+            for (CompletableFuture<Void> op : waiting) {
+                RankLeftException e = failure(op, RankLeftException.class);
+                assertThat(e.leftRank()).isEqualTo(2);
+                assertThat(e.leftOperations()).isEqualTo(1);
+            }
+        }
+        // Two ranks per leaf: rank 3 leaves while rank 2, at its leaf, stays; ranks 0 and 1 hear it from the spine.
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(LONG_OPERATION_TIMEOUT))) {
+            cluster.contexts.stream().map(c -> c.allReduceAsync(new float[5_000], ReduceOp.SUM)).toList()
+                    .forEach(CompletableFuture::join);
+            List<CompletableFuture<Void>> waiting = List.of(0, 1, 2).stream()
+                    .map(r -> cluster.contexts.get(r).allReduceAsync(new float[5_000], ReduceOp.SUM)).toList();
+            cluster.contexts.get(3).close();
+            for (CompletableFuture<Void> op : waiting) {
+                RankLeftException e = failure(op, RankLeftException.class);
+                assertThat(e.leftRank()).isEqualTo(3);
+                assertThat(e.leftOperations()).isEqualTo(1);
+                assertThat(e).hasMessageContaining("rank 3 left job");
             }
         }
     }

@@ -2,6 +2,7 @@ package io.switchml.cli;
 
 import io.switchml.client.SecretFiles;
 import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.LeafRole;
@@ -116,6 +117,22 @@ final class SwitchCommand implements Callable<Integer> {
                     + " route to the spine when --bind is 0.0.0.0).")
     String uplinkAddress;
 
+    @Option(names = "--spine-tls-ca", paramLabel = "PEM",
+            description = "A leaf: talk TLS to the spine's controller, trusting this CA (default: plaintext).")
+    Path spineTlsCa;
+
+    @Option(names = "--spine-tls-cert", paramLabel = "PEM",
+            description = "A leaf: certificate to present to a spine that requires mutual TLS (with --spine-tls-key).")
+    Path spineTlsCert;
+
+    @Option(names = "--spine-tls-key", paramLabel = "PEM", description = "A leaf: PKCS#8 key of --spine-tls-cert.")
+    Path spineTlsKey;
+
+    @Option(names = "--spine-token-file", paramLabel = "FILE",
+            description = "A leaf: file holding the spine's operator token (first line), which a spine started with"
+                    + " --require-job-secrets accepts for every job's calls (default: none).")
+    Path spineTokenFile;
+
     @Override
     public Integer call() throws InterruptedException {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
@@ -163,12 +180,19 @@ final class SwitchCommand implements Callable<Integer> {
 
     /** The leaf options, all or none. */
     private LeafRole leafRole() {
-        if (spine == null && leafIndex == null && leaves == null && uplinkAddress == null) {
+        boolean credentials = spineTlsCa != null || spineTlsCert != null || spineTlsKey != null || spineTokenFile != null;
+        if (spine == null && leafIndex == null && leaves == null && uplinkAddress == null && !credentials) {
             return null;
         }
         if (spine == null || leafIndex == null || leaves == null) {
-            throw new IllegalArgumentException("a leaf needs --spine HOST:PORT, --leaf-index I and --leaves L together");
+            throw new IllegalArgumentException("a leaf needs --spine HOST:PORT, --leaf-index I and --leaves L together"
+                    + (credentials ? " (the --spine-tls-* and --spine-token-file options are a leaf's)" : ""));
         }
-        return new LeafRole(ControllerAddress.parse(spine), leafIndex, leaves, uplinkAddress);
+        if ((spineTlsCert == null) != (spineTlsKey == null)) {
+            throw new IllegalArgumentException("--spine-tls-cert and --spine-tls-key go together");
+        }
+        String token = spineTokenFile == null ? null : SecretFiles.read(spineTokenFile, "--spine-token-file");
+        return new LeafRole(ControllerAddress.parse(spine), leafIndex, leaves, uplinkAddress,
+                new ControllerCredentials(spineTlsCa, spineTlsCert, spineTlsKey, token, null));
     }
 }

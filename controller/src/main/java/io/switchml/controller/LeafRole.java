@@ -1,6 +1,7 @@
 package io.switchml.controller;
 
 import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.protocol.LeafRanks;
 import io.switchml.protocol.ProtocolConstants;
 
@@ -14,9 +15,20 @@ import io.switchml.protocol.ProtocolConstants;
  * @param leaves         L, 1..{@link ProtocolConstants#MAX_WORKERS}
  * @param uplinkAddress  this leaf's dataplane address as the spine sees it (IPv4, dotted); null or
  *                       empty: the switch's bind address, or the local address of the route to the spine
+ * @param spineCredentials how the leaf proves itself to a protected spine: TLS, and the spine's operator
+ *                       token (which a spine that requires job secrets accepts for every job's calls)
  */
-public record LeafRole(ControllerAddress spine, int leafIndex, int leaves, String uplinkAddress) {
+public record LeafRole(ControllerAddress spine, int leafIndex, int leaves, String uplinkAddress,
+                       ControllerCredentials spineCredentials) {
+    /** Under an unprotected spine (plaintext, no token). */
+    public LeafRole(ControllerAddress spine, int leafIndex, int leaves, String uplinkAddress) {
+        this(spine, leafIndex, leaves, uplinkAddress, ControllerCredentials.NONE);
+    }
+
     public LeafRole {
+        if (spineCredentials == null) {
+            throw new IllegalArgumentException("spineCredentials: use ControllerCredentials.NONE for none");
+        }
         if (spine == null) {
             throw new IllegalArgumentException("a leaf needs the spine's controller address (--spine HOST:PORT)");
         }

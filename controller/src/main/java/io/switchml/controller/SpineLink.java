@@ -6,7 +6,6 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.switchml.api.ControlPlaneException;
 import io.switchml.control.ControlChannel;
-import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
@@ -91,7 +90,7 @@ final class SpineLink implements AutoCloseable {
         this.dataplane = dataplane;
         this.lock = lock;
         this.events = events;
-        this.channel = ControlChannel.open(role.spine(), ControllerCredentials.NONE, KEEPALIVE,
+        this.channel = ControlChannel.open(role.spine(), role.spineCredentials(), KEEPALIVE,
                 "is the spine's switch running, and have all leaves' ranks joined?", true);
     }
 
@@ -145,7 +144,11 @@ final class SpineLink implements AutoCloseable {
             request.setAddress(uplinkAddress(spineHost).getHostAddress());
             answer = channel.call(what, Duration.ofMillis(job.joinTimeoutMs + SLACK_MS), stub -> stub.join(request.build()));
         } catch (ControlPlaneException e) {
-            throw new ControlException(Status.fromThrowable(e.getCause()).getCode().toStatus(), e.getMessage());
+            Status.Code code = Status.fromThrowable(e.getCause()).getCode();
+            boolean refused = code == Status.Code.UNAUTHENTICATED || code == Status.Code.PERMISSION_DENIED;
+            throw new ControlException(code.toStatus(), e.getMessage() + (refused ? " (a leaf proves itself to a protected"
+                    + " spine with the spine's operator token: switchml switch --spine-token-file, and --spine-tls-ca for"
+                    + " TLS)" : ""));
         } catch (IllegalArgumentException e) {
             throw new ControlException(Status.FAILED_PRECONDITION, "cannot " + what + ": " + e.getMessage());
         }

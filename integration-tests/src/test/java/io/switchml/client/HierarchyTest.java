@@ -6,7 +6,9 @@ import io.switchml.api.RankLeftException;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.SwitchUnavailableException;
 import io.switchml.api.WorkerFailedException;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.ControllerSecurity;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -30,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class HierarchyTest {
     /** Far beyond what the failure tests wait: a failure they see comes from the liveness watches. */
     private static final Duration LONG_OPERATION_TIMEOUT = Duration.ofSeconds(60);
+    private static final String SPINE_TOKEN = "spine-operator-token-for-the-leaves-0123456789";
 
     @Test
     void sumsThroughTwoLeavesAndASpineAreExact() {
@@ -88,6 +91,19 @@ class HierarchyTest {
                 assertThat(received).containsOnly("from " + root);
             }
         }
+    }
+
+    @Test
+    void aSpineThatRequiresJobSecretsTakesLeavesWithItsOperatorToken() {
+        ControllerSecurity protectedSpine = new ControllerSecurity().requireJobSecrets(true).operatorToken(SPINE_TOKEN);
+        try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, protectedSpine,
+                new ControllerCredentials(null, null, null, SPINE_TOKEN, null), b -> b)) {
+            checkFloatSum(cluster, 5, 3 * 2048 + 1, 2048);
+        }
+        // Without the token the spine refuses the leaves' join, and the workers are told why.
+        assertThatThrownBy(() -> LocalCluster.hierarchy(2, 2, 1, protectedSpine, ControllerCredentials.NONE,
+                b -> b.joinTimeout(Duration.ofSeconds(10)))).hasStackTraceContaining("at the spine")
+                .hasStackTraceContaining("requires a job secret").hasStackTraceContaining("--spine-token-file");
     }
 
     @Test

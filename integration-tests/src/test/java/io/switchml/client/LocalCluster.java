@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.control.ControllerAddress;
+import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.LeafRole;
@@ -46,12 +47,18 @@ final class LocalCluster implements AutoCloseable {
      * rank r's at the leaf that serves it.
      */
     static LocalCluster hierarchy(int leafCount, int workers, int switchPorts, UnaryOperator<SwitchMLConfig.Builder> configure) {
-        AggregationService spine = startSwitch(switchPorts, null);
+        return hierarchy(leafCount, workers, switchPorts, new ControllerSecurity(), ControllerCredentials.NONE, configure);
+    }
+
+    /** The same under a spine with {@code spineSecurity}, which the leaves call with {@code leafCredentials}. */
+    static LocalCluster hierarchy(int leafCount, int workers, int switchPorts, ControllerSecurity spineSecurity,
+                                  ControllerCredentials leafCredentials, UnaryOperator<SwitchMLConfig.Builder> configure) {
+        AggregationService spine = startSwitch(switchPorts, null, spineSecurity);
         List<AggregationService> leaves = new ArrayList<>();
         try {
             for (int i = 0; i < leafCount; i++) {
                 leaves.add(startSwitch(switchPorts, new LeafRole(new ControllerAddress("127.0.0.1", spine.controllerPort()),
-                        i, leafCount, null)));
+                        i, leafCount, null, leafCredentials), new ControllerSecurity()));
             }
             return new LocalCluster(spine, leaves, true, "tree-" + System.nanoTime(), workers, configure);
         } catch (RuntimeException e) {
@@ -61,9 +68,9 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private static AggregationService startSwitch(int switchPorts, LeafRole leaf) {
+    private static AggregationService startSwitch(int switchPorts, LeafRole leaf, ControllerSecurity security) {
         return AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts)
-                .allowFaultInjection(true), "127.0.0.1", 0, new ControllerSecurity(), leaf);
+                .allowFaultInjection(true), "127.0.0.1", 0, security, leaf);
     }
 
     private LocalCluster(AggregationService service, List<AggregationService> leaves, boolean ownsService, String job,

@@ -55,6 +55,13 @@ class SwitchHierarchyProcessIT {
         Run run = Run.of("switch", "--port", "0", "--controller-port", "0", "--spine", "127.0.0.1:1");
         assertThat(run.exitCode()).isNotZero();
         assertThat(run.err()).contains("a leaf needs --spine HOST:PORT, --leaf-index I and --leaves L together");
+        Run credentialsAlone = Run.of("switch", "--port", "0", "--controller-port", "0", "--spine-token-file", "/nonexistent");
+        assertThat(credentialsAlone.exitCode()).isNotZero();
+        assertThat(credentialsAlone.err()).contains("the --spine-tls-* and --spine-token-file options are a leaf's");
+        Run halfTls = Run.of("switch", "--port", "0", "--controller-port", "0", "--spine", "127.0.0.1:1", "--leaf-index",
+                "0", "--leaves", "2", "--spine-tls-cert", "/nonexistent");
+        assertThat(halfTls.exitCode()).isNotZero();
+        assertThat(halfTls.err()).contains("--spine-tls-cert and --spine-tls-key go together");
     }
 
     private static SwitchProcess start(List<SwitchProcess> started, String... args) throws Exception {

@@ -131,8 +131,9 @@ final class JobFormation {
                     + "'; each rank joins once (is a rank number given to two workers?)"));
             return () -> { };
         }
-        WorkerEndpoint endpoint = new WorkerEndpoint(JoinValidator.ipv4(request.getAddress()),
-                request.getPortsList().stream().mapToInt(Integer::intValue).toArray());
+        int[] ports = request.getPortsList().stream().mapToInt(Integer::intValue).toArray();
+        WorkerEndpoint endpoint = request.getLeaf() ? WorkerEndpoint.leafSwitch(JoinValidator.ipv4(request.getAddress()), ports)
+                : new WorkerEndpoint(JoinValidator.ipv4(request.getAddress()), ports);
         String clash = endpointClash(job, endpoint);
         if (clash != null) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, clash));

@@ -114,7 +114,7 @@ final class SpineLink implements AutoCloseable {
                 .setParameters(JobParameters.newBuilder().setNumWorkers(role.leaves())
                         .setElementsPerPacket(p.getElementsPerPacket()).setSlotsPerThread(slotsPerThread)
                         .setThreads(p.getThreads()).setOneRoundElements(0))
-                .setTimeoutMs(job.joinTimeoutMs).setWatch(true);
+                .setTimeoutMs(job.joinTimeoutMs).setWatch(true).setLeaf(true);
         // The spine sends thread t's results to the leaf port that owns thread t's slots.
         for (int thread = 0; thread < p.getThreads(); thread++) {
             request.addPorts(leafPorts[thread % leafPorts.length]);

@@ -53,7 +53,10 @@ final class PacketValidator {
             return DropReason.TRUNCATED;
         }
 
-        long worker = tables.workers().lookup(sourceIpv4, sourcePort);
+        long worker = tables.workers().lookup(sourceIpv4, sourcePort, packet.jobNumber());
+        if (worker == WorkerTable.OTHER_JOB) {
+            return tables.job(packet.jobNumber()) == null ? DropReason.UNKNOWN_JOB : DropReason.JOB_MISMATCH;
+        }
         InstalledJob job;
         boolean fromSpine = worker == WorkerTable.MISSING;
         if (fromSpine) {

@@ -20,8 +20,11 @@ import java.util.Arrays;
  *                port: a leaf switch, a spine's worker, sends thread t's slots from its switch port
  *                t % P (docs/ARCHITECTURE.md section 9); the slot says which thread a packet is of
  * @param anyPort whether the worker is matched by its address alone, whatever its source port
+ * @param leaf    whether the worker is a leaf switch under this one (docs/ARCHITECTURE.md section 9): its
+ *                ports are its switch ports, which it sends every hierarchical job's partials from, so
+ *                several jobs may list them; the switch tells those jobs apart by the header's job number
  */
-public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) {
+public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort, boolean leaf) {
     /** The worker-table port of a worker matched by its address alone (no UDP packet comes from port 0). */
     public static final int ANY_PORT = 0;
 
@@ -30,7 +33,15 @@ public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) 
         this(address, ports, false);
     }
 
+    /** A worker that is no leaf switch. */
+    public WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) {
+        this(address, ports, anyPort, false);
+    }
+
     public WorkerEndpoint {
+        if (anyPort && leaf) {
+            throw new IllegalArgumentException("a leaf switch is matched by its ports, not by its address alone");
+        }
         if (address == null) {
             throw new IllegalArgumentException("worker address is null");
         }
@@ -59,6 +70,11 @@ public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) 
         return new WorkerEndpoint(address, ports);
     }
 
+    /** A leaf switch whose thread t sends from {@code ports[t]}, ports that several jobs may share. */
+    public static WorkerEndpoint leafSwitch(InetAddress address, int... ports) {
+        return new WorkerEndpoint(address, ports, false, true);
+    }
+
     /** A worker of one thread matched by its source address whatever its source port (SwitchML's workers). */
     public static WorkerEndpoint matchedByAddress(InetAddress address) {
         return new WorkerEndpoint(address, new int[] {ANY_PORT}, true);
@@ -83,7 +99,7 @@ public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) 
     @Override
     public boolean equals(Object other) {
         return other instanceof WorkerEndpoint that && address.equals(that.address) && Arrays.equals(ports, that.ports)
-                && anyPort == that.anyPort;
+                && anyPort == that.anyPort && leaf == that.leaf;
     }
 
     @Override
@@ -93,6 +109,6 @@ public record WorkerEndpoint(InetAddress address, int[] ports, boolean anyPort) 
 
     @Override
     public String toString() {
-        return address.getHostAddress() + (anyPort ? "[any port]" : Arrays.toString(ports));
+        return address.getHostAddress() + (anyPort ? "[any port]" : Arrays.toString(ports)) + (leaf ? " (leaf switch)" : "");
     }
 }

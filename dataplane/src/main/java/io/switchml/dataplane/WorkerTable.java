@@ -8,22 +8,34 @@ import org.agrona.collections.Long2LongHashMap;
  * A worker installed with {@link WorkerEndpoint#ANY_PORT} (a SwitchML worker) matches every port
  * of its address that no exact entry claims.
  *
+ * <p>A leaf switch under this one ({@link WorkerEndpoint#leaf()}, docs/ARCHITECTURE.md section 9)
+ * sends the partials of all its hierarchical jobs from its own switch ports, so one source may be in
+ * several jobs: its entry is then a marker (with how many jobs share the source), and the header's
+ * job number picks the job's entry in a second map. Any other source belongs to one job.
+ *
  * <p>Immutable once built: the control plane builds a changed copy and publishes it, so the
  * receive threads read it without locks. Entries pack {@code addressOnly << 16 | jobNumber << 8 | rank}.
  */
 final class WorkerTable {
     /** Lookup result for a source that is not in the table. */
     static final long MISSING = -1L;
+    /** Lookup result for a leaf's source that serves other jobs than the header's. */
+    static final long OTHER_JOB = -2L;
 
     /** Entry bit: the source matched by its address alone. */
     private static final long ADDRESS_ONLY = 1L << 16;
+    /** Entry bit: a leaf's source, shared by the jobs counted in the low 16 bits. */
+    private static final long SHARED = 1L << 17;
 
-    static final WorkerTable EMPTY = new WorkerTable(new Long2LongHashMap(MISSING));
+    static final WorkerTable EMPTY = new WorkerTable(new Long2LongHashMap(MISSING), new Long2LongHashMap(MISSING));
 
     private final Long2LongHashMap entries;
+    /** A leaf's sources: {@code key(address, port) << 8 | jobNumber} to that job's entry. */
+    private final Long2LongHashMap shared;
 
-    private WorkerTable(Long2LongHashMap entries) {
+    private WorkerTable(Long2LongHashMap entries, Long2LongHashMap shared) {
         this.entries = entries;
+        this.shared = shared;
     }
 
     /** The key of a source: its address in bits 47..16 and its port in bits 15..0. */
@@ -31,10 +43,22 @@ final class WorkerTable {
         return (ipv4 & 0xFFFF_FFFFL) << 16 | (port & 0xFFFF);
     }
 
-    /** The entry of the source, or {@link #MISSING}; an exact (address, port) entry wins over an any-port one. */
-    long lookup(int ipv4, int port) {
-        long exact = entries.get(key(ipv4, port));
-        return exact != MISSING ? exact : entries.get(key(ipv4, WorkerEndpoint.ANY_PORT));
+    /**
+     * The entry of the source for a packet whose header names {@code jobNumber}: {@link #MISSING} when
+     * the source is unknown, {@link #OTHER_JOB} when it is a leaf's that serves no such job. An exact
+     * (address, port) entry wins over an any-port one.
+     */
+    long lookup(int ipv4, int port, int jobNumber) {
+        long sourceKey = key(ipv4, port);
+        long exact = entries.get(sourceKey);
+        if (exact == MISSING) {
+            return entries.get(key(ipv4, WorkerEndpoint.ANY_PORT));
+        }
+        if ((exact & SHARED) == 0) {
+            return exact;
+        }
+        long job = shared.get(sourceKey << 8 | (jobNumber & 0xFF));
+        return job == MISSING ? OTHER_JOB : job;
     }
 
     /**
@@ -62,36 +86,73 @@ final class WorkerTable {
     /**
      * A copy of this table with every worker thread of {@code spec} added.
      *
-     * @throws IllegalStateException when one of its sources already belongs to a job
+     * @throws IllegalStateException when one of its sources already belongs to a job (a leaf's: to a job
+     *                               that is not a leaf's, or to another rank of the same job)
      */
     WorkerTable withJob(JobSpec spec) {
         Long2LongHashMap copy = new Long2LongHashMap(entries);
+        Long2LongHashMap sharedCopy = new Long2LongHashMap(shared);
         for (int rank = 0; rank < spec.workers(); rank++) {
             WorkerEndpoint endpoint = spec.endpoints().get(rank);
             int ipv4 = Ipv4.toInt(endpoint.address());
             for (int thread = 0; thread < endpoint.threads(); thread++) {
                 long entry = (endpoint.anyPort() ? ADDRESS_ONLY : 0) | (long) spec.jobNumber() << 8 | rank;
-                long previous = copy.put(key(ipv4, endpoint.port(thread)), entry);
+                long sourceKey = key(ipv4, endpoint.port(thread));
+                long previous = endpoint.leaf() ? addShared(copy, sharedCopy, sourceKey, spec.jobNumber(), entry)
+                        : copy.put(sourceKey, entry);
                 // The same entry again is another thread of a rank whose threads share a port (a leaf's).
                 if (previous != MISSING && previous != entry) {
                     String port = endpoint.anyPort() ? "any port" : String.valueOf(endpoint.port(thread));
                     throw new IllegalStateException("worker endpoint " + endpoint.address().getHostAddress() + ":" + port
-                            + " of job " + spec.jobNumber() + " already belongs to job " + jobNumber(previous));
+                            + " of job " + spec.jobNumber() + " already belongs to " + ((previous & SHARED) != 0
+                            ? "a leaf switch's jobs" : "job " + jobNumber(previous) + (endpoint.leaf() ? " (not as a"
+                            + " leaf switch's, or as another rank)" : "")));
                 }
             }
         }
-        return new WorkerTable(copy);
+        return new WorkerTable(copy, sharedCopy);
+    }
+
+    /**
+     * Adds a leaf's source to job {@code jobNumber}: the job's entry goes to the shared map and the source's
+     * marker counts one more job. Returns what stood in the way (the source's entry if it is no leaf's, or
+     * the job's entry at that source), or {@link #MISSING}.
+     */
+    private static long addShared(Long2LongHashMap entries, Long2LongHashMap shared, long sourceKey, int jobNumber,
+                                  long entry) {
+        long marker = entries.get(sourceKey);
+        if (marker != MISSING && (marker & SHARED) == 0) {
+            return marker;
+        }
+        long previous = shared.get(sourceKey << 8 | jobNumber);
+        if (previous != MISSING) {
+            return previous; // this job has it already: another thread of the rank (equal), or another rank
+        }
+        shared.put(sourceKey << 8 | jobNumber, entry);
+        entries.put(sourceKey, marker == MISSING ? SHARED | 1 : marker + 1);
+        return MISSING;
     }
 
     /** A copy of this table without the sources of {@code spec}. */
     WorkerTable withoutJob(JobSpec spec) {
         Long2LongHashMap copy = new Long2LongHashMap(entries);
+        Long2LongHashMap sharedCopy = new Long2LongHashMap(shared);
         for (WorkerEndpoint endpoint : spec.endpoints()) {
             int ipv4 = Ipv4.toInt(endpoint.address());
             for (int thread = 0; thread < endpoint.threads(); thread++) {
-                copy.remove(key(ipv4, endpoint.port(thread)));
+                long sourceKey = key(ipv4, endpoint.port(thread));
+                if (!endpoint.leaf()) {
+                    copy.remove(sourceKey);
+                } else if (sharedCopy.remove(sourceKey << 8 | spec.jobNumber()) != MISSING) {
+                    long marker = copy.get(sourceKey);
+                    if ((marker & 0xFFFF) <= 1) {
+                        copy.remove(sourceKey);
+                    } else {
+                        copy.put(sourceKey, marker - 1);
+                    }
+                }
             }
         }
-        return new WorkerTable(copy);
+        return new WorkerTable(copy, sharedCopy);
     }
 }

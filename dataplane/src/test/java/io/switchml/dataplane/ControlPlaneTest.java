@@ -38,6 +38,36 @@ class ControlPlaneTest {
     }
 
     @Test
+    void aLeafSwitchsPortsServeSeveralJobsTellingThemApartByJobNumber() {
+        WorkerEndpoint leaf = WorkerEndpoint.leafSwitch(TestJobs.address(90, 0), 48864, 48864);
+        JobSpec a = harness.install(new JobSpec(5, "a", SIZE, 4, 2, List.of(leaf, WorkerEndpoint.of(TestJobs.address(5, 1), 1, 2)),
+                false));
+        JobSpec b = harness.install(new JobSpec(6, "b", SIZE, 4, 2, List.of(WorkerEndpoint.of(TestJobs.address(6, 0), 1, 2), leaf),
+                false));
+        assertThat(harness.controlPlane.tables().workers().size()).as("the leaf's one source, and two each").isEqualTo(5);
+        // The leaf is rank 0 of job 5 and rank 1 of job 6, from the same port: each job sums its own.
+        assertThat(harness.contribute(a, 0, 0, 0, 0, 0, 1)).isEqualTo(NextStep.CONSUME);
+        assertThat(harness.contribute(b, 1, 0, 0, 0, 0, 10)).isEqualTo(NextStep.CONSUME);
+        assertThat(harness.contribute(a, 1, 0, 0, 0, 0, 2)).isEqualTo(NextStep.MULTICAST);
+        assertThat(harness.contribute(b, 0, 0, 0, 0, 0, 20)).isEqualTo(NextStep.MULTICAST);
+        // The leaf's source with a header naming a job it is not in is another job's packet: dropped.
+        JobSpec c = harness.install(TestJobs.job(7, 1, SIZE, 4, 1));
+        JobSpec leafInC = new JobSpec(7, "c-as-seen-by-the-leaf", SIZE, 4, 2, List.of(leaf), false);
+        assertThat(harness.contribute(leafInC, 0, 0, 0, 0, 0, 1)).isEqualTo(NextStep.DROP);
+        assertThat(harness.counters.get(DropReason.JOB_MISMATCH)).isEqualTo(1);
+        // One job ends: the other still has the leaf's source.
+        harness.controlPlane.removeJob(5);
+        harness.contribute(b, 1, 1, 0, 0, 0, 10);
+        assertThat(harness.contribute(b, 0, 1, 0, 0, 0, 20)).isEqualTo(NextStep.MULTICAST);
+        harness.controlPlane.removeJob(6);
+        assertThat(harness.controlPlane.tables().workers().size()).as("c's worker only").isEqualTo(c.workers());
+        // A leaf's source is no ordinary worker's, and the reverse.
+        assertThatThrownBy(() -> harness.controlPlane.installJob(new JobSpec(8, "clash", SIZE, 4, 1,
+                List.of(WorkerEndpoint.leafSwitch(TestJobs.address(7, 0), TestJobs.FIRST_WORKER_PORT)))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("already belongs to job 7");
+    }
+
+    @Test
     void endpointOfAnotherJobIsRejectedAndNothingChanges() {
         JobSpec first = harness.install(TestJobs.job(5, 2, SIZE, 4, 1));
         List<WorkerEndpoint> endpoints = new ArrayList<>();

@@ -94,6 +94,35 @@ class HierarchyTest {
     }
 
     @Test
+    void twoJobsRunAtOnceThroughTheSameLeavesAndSpine() {
+        try (LocalCluster first = LocalCluster.hierarchy(2, 4, 1, b -> b);
+             LocalCluster second = LocalCluster.onHierarchy(first, "tree-second-" + System.nanoTime(), 2, b -> b)) {
+            // Both jobs' partials leave each leaf from the same switch port; the spine tells them apart by job number.
+            List<Thread> jobs = List.of(new Thread(() -> checkFloatSum(first, 21, 40 * 2048 + 3, 2048)),
+                    new Thread(() -> checkIntSum(second, 22, 40 * 2048 + 5)));
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            jobs.forEach(t -> t.setUncaughtExceptionHandler((thread, e) -> failures.add(e)));
+            jobs.forEach(Thread::start);
+            for (Thread t : jobs) {
+                assertThat(join(t)).as("job thread finished").isTrue();
+            }
+            assertThat(failures).isEmpty();
+            assertThat(first.contexts.get(0).jobNumber()).isNotEqualTo(second.contexts.get(0).jobNumber());
+            second.close(); // one job ends; the other goes on through the same leaf sources at the spine
+            checkIntSum(first, 23, 5 * 2048);
+        }
+    }
+
+    private static boolean join(Thread t) {
+        try {
+            t.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !t.isAlive();
+    }
+
+    @Test
     void aSpineThatRequiresJobSecretsTakesLeavesWithItsOperatorToken() {
         ControllerSecurity protectedSpine = new ControllerSecurity().requireJobSecrets(true).operatorToken(SPINE_TOKEN);
         try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, protectedSpine,

@@ -68,6 +68,11 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** Another job's workers on the spine and leaves of {@code tree}, which keeps them (and closes them). */
+    static LocalCluster onHierarchy(LocalCluster tree, String job, int workers, UnaryOperator<SwitchMLConfig.Builder> configure) {
+        return new LocalCluster(tree.service, tree.leaves, false, job, workers, configure);
+    }
+
     private static AggregationService startSwitch(int switchPorts, LeafRole leaf, ControllerSecurity security) {
         return AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0).portCount(switchPorts)
                 .allowFaultInjection(true), "127.0.0.1", 0, security, leaf);

@@ -1,16 +1,14 @@
 package io.switchml.cli;
 
 import io.switchml.client.SecretFiles;
-import io.switchml.control.ControllerAddress;
-import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
-import io.switchml.controller.LeafRole;
 import io.switchml.controller.SessionPolicy;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.ProtocolConstants;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -99,39 +97,8 @@ final class SwitchCommand implements Callable<Integer> {
                     + " peers in the listed subnets (default: ${DEFAULT-VALUE}).")
     String switchmlSessions;
 
-    @Option(names = "--spine", paramLabel = "HOST:PORT",
-            description = "Be a leaf of a two-level hierarchy under the spine switch whose controller is at HOST:PORT: serve"
-                    + " this leaf's share of every job's ranks and join the spine for the rest (docs/ARCHITECTURE.md"
-                    + " section 9). Needs --leaf-index and --leaves.")
-    String spine;
-
-    @Option(names = "--leaf-index", paramLabel = "I",
-            description = "This leaf's index, 0..L-1: it serves ranks [I*n/L, (I+1)*n/L) of a job of n workers.")
-    Integer leafIndex;
-
-    @Option(names = "--leaves", paramLabel = "L", description = "How many leaves the hierarchy has.")
-    Integer leaves;
-
-    @Option(names = "--uplink-address", paramLabel = "IPV4",
-            description = "This leaf's dataplane address as the spine sees it (default: --bind, or the local address of the"
-                    + " route to the spine when --bind is 0.0.0.0).")
-    String uplinkAddress;
-
-    @Option(names = "--spine-tls-ca", paramLabel = "PEM",
-            description = "A leaf: talk TLS to the spine's controller, trusting this CA (default: plaintext).")
-    Path spineTlsCa;
-
-    @Option(names = "--spine-tls-cert", paramLabel = "PEM",
-            description = "A leaf: certificate to present to a spine that requires mutual TLS (with --spine-tls-key).")
-    Path spineTlsCert;
-
-    @Option(names = "--spine-tls-key", paramLabel = "PEM", description = "A leaf: PKCS#8 key of --spine-tls-cert.")
-    Path spineTlsKey;
-
-    @Option(names = "--spine-token-file", paramLabel = "FILE",
-            description = "A leaf: file holding the spine's operator token (first line), which a spine started with"
-                    + " --require-job-secrets accepts for every job's calls (default: none).")
-    Path spineTokenFile;
+    @Mixin
+    LeafOptions leaf;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -153,7 +120,7 @@ final class SwitchCommand implements Callable<Integer> {
         if (operatorTokenFile != null) {
             security.operatorToken(SecretFiles.read(operatorTokenFile, "--operator-token-file"));
         }
-        AggregationService service = AggregationService.start(config, controllerBind, controllerPort, security, leafRole());
+        AggregationService service = AggregationService.start(config, controllerBind, controllerPort, security, leaf.role());
         SwitchMetrics metrics;
         try {
             metrics = metricsPort == null ? null : SwitchMetrics.start(service, controllerBind, metricsPort);
@@ -172,27 +139,9 @@ final class SwitchCommand implements Callable<Integer> {
         }
         System.out.println("switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
                 + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports())
-                + (spine == null ? "" : ", leaf " + leafIndex + " of " + leaves + " under the spine at " + spine));
+                + leaf.describe());
         System.out.flush();
         service.awaitTermination();
         return 0;
-    }
-
-    /** The leaf options, all or none. */
-    private LeafRole leafRole() {
-        boolean credentials = spineTlsCa != null || spineTlsCert != null || spineTlsKey != null || spineTokenFile != null;
-        if (spine == null && leafIndex == null && leaves == null && uplinkAddress == null && !credentials) {
-            return null;
-        }
-        if (spine == null || leafIndex == null || leaves == null) {
-            throw new IllegalArgumentException("a leaf needs --spine HOST:PORT, --leaf-index I and --leaves L together"
-                    + (credentials ? " (the --spine-tls-* and --spine-token-file options are a leaf's)" : ""));
-        }
-        if ((spineTlsCert == null) != (spineTlsKey == null)) {
-            throw new IllegalArgumentException("--spine-tls-cert and --spine-tls-key go together");
-        }
-        String token = spineTokenFile == null ? null : SecretFiles.read(spineTokenFile, "--spine-token-file");
-        return new LeafRole(ControllerAddress.parse(spine), leafIndex, leaves, uplinkAddress,
-                new ControllerCredentials(spineTlsCa, spineTlsCert, spineTlsKey, token, null));
     }
 }

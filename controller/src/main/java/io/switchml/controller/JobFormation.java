@@ -115,9 +115,8 @@ final class JobFormation {
             } else {
                 LeafRole role = spine.role();
                 int n = request.getParameters().getNumWorkers();
-                int first = LeafRanks.firstRank(role.leafIndex(), role.leaves(), n);
-                job = new Job(name, request.getParameters(), secret, first,
-                        LeafRanks.firstRank(role.leafIndex() + 1, role.leaves(), n) - first);
+                job = new Job(name, request.getParameters(), secret, LeafRanks.firstRank(role.leafIndex(), role.leaves(), n),
+                        LeafRanks.rankCount(role.leafIndex(), role.leaves(), n));
             }
             byName.put(name, job);
         } else if (!job.parameters.equals(request.getParameters())) {

@@ -127,19 +127,28 @@ final class JobLiveness implements SpineLink.Events {
      */
     private void abort(Job job, Collection<Integer> ranks, String reason) {
         job.failed.addAll(ranks);
-        job.abortReason = reason;
         if (job.spine != null) {
             job.spine.drop(); // the spine aborts its job, and the other leaves theirs (docs/ARCHITECTURE.md section 9)
         }
+        end(job, reason, Status.ABORTED);
+        JobEvent event = failedEvent(job);
+        job.watches.values().forEach(w -> w.event(event));
+        LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
+    }
+
+    /**
+     * Aborts {@code job} for {@code reason}: off the switch (its slots freed) and out of the names, no watch
+     * awaited any more, waiting barriers and broadcasts failed with {@code status}. Returns that failure.
+     */
+    private ControlException end(Job job, String reason, Status status) {
+        job.abortReason = reason;
         dataplane.removeJob(job.number);
         byName.remove(job.name, job);
         job.watchDeadlines.values().forEach(t -> t.cancel(false));
         job.watchDeadlines.clear();
-        ControlException aborted = new ControlException(Status.ABORTED, abortDescription(job));
-        JobMeetings.failAll(job, aborted);
-        JobEvent event = failedEvent(job);
-        job.watches.values().forEach(w -> w.event(event));
-        LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
+        ControlException failure = new ControlException(status, abortDescription(job));
+        JobMeetings.failAll(job, failure);
+        return failure;
     }
 
     static String abortDescription(Job job) {
@@ -166,10 +175,15 @@ final class JobLiveness implements SpineLink.Events {
             if (!running(job)) {
                 return;
             }
-            JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
-                    .setJobNumber(job.number).setLeftRank(rank).setLeftOperations(operations).build();
+            JobEvent event = rankLeftEvent(job, rank, operations);
             job.watches.values().forEach(w -> w.event(event));
         }
+    }
+
+    /** The event that tells a rank's watch that {@code rank} left after {@code operations} all-reduces. */
+    static JobEvent rankLeftEvent(Job job, int rank, long operations) {
+        return JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name).setJobNumber(job.number)
+                .setLeftRank(rank).setLeftOperations(operations).build();
     }
 
     /**
@@ -182,13 +196,7 @@ final class JobLiveness implements SpineLink.Events {
             if (closing || !running(job)) {
                 return; // a leaf shutting down cancels its own spine watches: its workers see the leaf go
             }
-            job.abortReason = reason;
-            dataplane.removeJob(job.number);
-            byName.remove(job.name, job);
-            job.watchDeadlines.values().forEach(t -> t.cancel(false));
-            job.watchDeadlines.clear();
-            ControlException lost = new ControlException(Status.UNAVAILABLE, abortDescription(job));
-            JobMeetings.failAll(job, lost);
+            ControlException lost = end(job, reason, Status.UNAVAILABLE);
             // Out of the table first: the watches' own end callbacks then find nothing to do.
             List<JobRegistry.Watcher> watchers = List.copyOf(job.watches.values());
             job.watches.clear();

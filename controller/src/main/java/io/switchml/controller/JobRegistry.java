@@ -159,22 +159,21 @@ final class JobRegistry {
         SpineMembership membership = null;
         Job job;
         synchronized (this) {
-            local = diagnoseHere(jobNumber, jobId, caller);
             job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
-            if (job != null && local.getInstalled() && local.getMissingRanksCount() == 0) {
+            local = diagnoseHere(job, jobNumber, jobId, caller);
+            if (local.getInstalled() && local.getMissingRanksCount() == 0) {
                 membership = job.spine;
             }
         }
         if (membership == null || spine == null) {
             return local;
         }
-        SpineLink.Lagging lagging = spine.lagging(job, membership);
+        SpineLink.Leaves lagging = spine.lagging(job, membership);
         return lagging.ranks().isEmpty() ? local
-                : local.toBuilder().addAllMissingRanks(lagging.ranks()).setWaitingAtSpine(lagging.leaves()).build();
+                : local.toBuilder().addAllMissingRanks(lagging.ranks()).setWaitingAtSpine(lagging.described()).build();
     }
 
-    private DiagnoseResponse diagnoseHere(int jobNumber, long jobId, Caller caller) {
-        Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+    private DiagnoseResponse diagnoseHere(Job job, int jobNumber, long jobId, Caller caller) {
         if (job == null || (jobId != 0 && job.id != jobId) || !caller.mayUse(job.secretDigest)) {
             return DiagnoseResponse.newBuilder().setKnown(false).build();
         }
@@ -237,8 +236,7 @@ final class JobRegistry {
             byName.remove(job.name, job);
             LOG.info("job '{}' (job number {}) ended: every rank left", job.name, jobNumber);
         } else {
-            JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
-                    .setJobNumber(job.number).setLeftRank(rank).setLeftOperations(operations).build();
+            JobEvent event = JobLiveness.rankLeftEvent(job, rank, operations);
             job.watches.values().forEach(w -> w.event(event));
             if (job.spine != null) {
                 spine.relayLeft(job, rank, operations); // the workers at the other leaves wait on it too
@@ -258,9 +256,7 @@ final class JobRegistry {
             return;
         }
         if (!job.aborted()) {
-            JobEvent event = JobEvent.newBuilder().setKind(JobEvent.Kind.RANK_LEFT).setJobName(job.name)
-                    .setJobNumber(job.number).setLeftRank(relayedRank).setLeftOperations(operations).setRelayed(true)
-                    .build();
+            JobEvent event = JobLiveness.rankLeftEvent(job, relayedRank, operations).toBuilder().setRelayed(true).build();
             job.watches.forEach((r, w) -> {
                 if (r != rank) {
                     w.event(event);

@@ -242,18 +242,9 @@ final class SpineLink implements AutoCloseable {
 
     /** The spine aborted its job: the ranks of the leaves that dropped out are the job's dead ranks here. */
     private void spineAborted(Job job, JobEvent event) {
-        List<Integer> ranks = new ArrayList<>();
-        List<String> leaves = new ArrayList<>();
-        for (int leaf : event.getFailedRanksList()) {
-            int first = LeafRanks.firstRank(leaf, role.leaves(), job.workers());
-            int end = LeafRanks.firstRank(leaf + 1, role.leaves(), job.workers());
-            for (int rank = first; rank < end; rank++) {
-                ranks.add(rank);
-            }
-            leaves.add("leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), job.workers()) + ")");
-        }
-        events.spineAborted(job, ranks, String.join(", ", leaves) + " dropped out of job '" + job.name + "' at the spine at "
-                + role.spine() + ": " + event.getReason());
+        Leaves dropped = leaves(job, event.getFailedRanksList());
+        events.spineAborted(job, dropped.ranks(), dropped.described() + " dropped out of job '" + job.name
+                + "' at the spine at " + role.spine() + ": " + event.getReason());
     }
 
     /**
@@ -291,35 +282,40 @@ final class SpineLink implements AutoCloseable {
         });
     }
 
-    /** The leaves a spine's job waits for, in words, and the ranks they serve (ascending); both empty when none. */
-    record Lagging(String leaves, List<Integer> ranks) {
+    /** Leaves of the hierarchy in words ("leaf 1 (ranks 2..3)", comma-separated) and the ranks they serve, ascending. */
+    record Leaves(String described, List<Integer> ranks) {
+    }
+
+    /** The spine job's ranks {@code leafIndices} (ascending) as this job's leaves; indices beyond the leaves are ignored. */
+    private Leaves leaves(Job job, List<Integer> leafIndices) {
+        List<Integer> ranks = new ArrayList<>();
+        List<String> described = new ArrayList<>();
+        for (int leaf : leafIndices) {
+            if (leaf < role.leaves()) {
+                int first = LeafRanks.firstRank(leaf, role.leaves(), job.workers());
+                for (int rank = first; rank < first + LeafRanks.rankCount(leaf, role.leaves(), job.workers()); rank++) {
+                    ranks.add(rank);
+                }
+                described.add("leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), job.workers()) + ")");
+            }
+        }
+        return new Leaves(String.join(", ", described), ranks);
     }
 
     /**
-     * What the spine's job still waits for (the spine's diagnosis of its job); nothing when the spine cannot
+     * The leaves the spine's job still waits for (the spine's diagnosis of its job); none when the spine cannot
      * tell or does not answer within {@link #DIAGNOSIS_DEADLINE}.
      */
-    Lagging lagging(Job job, SpineMembership m) {
+    Leaves lagging(Job job, SpineMembership m) {
         DiagnoseResponse answer;
         try {
             answer = channel.call("diagnose job '" + job.name + "' at the spine as " + describe(), DIAGNOSIS_DEADLINE,
                     stub -> stub.diagnose(DiagnoseRequest.newBuilder().setJobNumber(m.jobNumber).setJobId(m.jobId).build()));
         } catch (ControlPlaneException e) {
             LOG.debug("{}", e.getMessage());
-            return new Lagging("", List.of());
+            return new Leaves("", List.of());
         }
-        List<Integer> ranks = new ArrayList<>();
-        List<String> leaves = new ArrayList<>();
-        for (int leaf : answer.getMissingRanksList()) {
-            if (leaf < role.leaves()) {
-                int end = LeafRanks.firstRank(leaf + 1, role.leaves(), job.workers());
-                for (int rank = LeafRanks.firstRank(leaf, role.leaves(), job.workers()); rank < end; rank++) {
-                    ranks.add(rank);
-                }
-                leaves.add("leaf " + leaf + " (ranks " + LeafRanks.describe(leaf, role.leaves(), job.workers()) + ")");
-            }
-        }
-        return new Lagging(String.join(", ", leaves), ranks);
+        return leaves(job, answer.getMissingRanksList());
     }
 
     /**

@@ -22,7 +22,6 @@ final class InstalledJob {
     private final OneRoundStaging oneRoundStaging;
     private final WorkerAddresses addresses;
     /** Null for jobs without a spine (all but a leaf's). */
-    private final UplinkSpec uplinkSpec;
     private final Uplink uplink;
 
     InstalledJob(JobSpec spec) {
@@ -42,7 +41,6 @@ final class InstalledJob {
         this.oneRoundStaging = spec.oneRoundElements() > 0
                 ? new OneRoundStaging(slots, spec.workers(), spec.oneRoundStagingElements()) : null;
         this.addresses = new WorkerAddresses(spec);
-        this.uplinkSpec = uplinkSpec;
         this.uplink = uplinkSpec != null ? new Uplink(slots, spec.threads(), uplinkSpec) : null;
     }
 
@@ -90,8 +88,9 @@ final class InstalledJob {
         return addresses;
     }
 
+    /** Where a leaf's job sends its partials; null for other jobs. */
     UplinkSpec uplinkSpec() {
-        return uplinkSpec;
+        return uplink == null ? null : uplink.spec();
     }
 
     /** The uplink block of a leaf's job; null for other jobs. */

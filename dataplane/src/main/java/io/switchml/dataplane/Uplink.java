@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
  * the spine is stale and dropped. Arrays are allocated at installation; nothing per packet.
  */
 final class Uplink {
+    private final UplinkSpec spec;
     private final int slots;
     private final int spineJobNumber;
     /** spine[thread]: where thread's slots go, resolved once. */
@@ -25,6 +26,7 @@ final class Uplink {
     private final int[] round;
 
     Uplink(int slots, int threads, UplinkSpec spec) {
+        this.spec = spec;
         this.slots = slots;
         this.spineJobNumber = spec.spineJobNumber();
         this.spine = new InetSocketAddress[threads];
@@ -33,6 +35,10 @@ final class Uplink {
         }
         this.waiting = new boolean[2 * slots];
         this.round = new int[2 * slots];
+    }
+
+    UplinkSpec spec() {
+        return spec;
     }
 
     int spineJobNumber() {

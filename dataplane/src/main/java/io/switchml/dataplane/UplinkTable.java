@@ -21,7 +21,7 @@ final class UplinkTable {
     }
 
     private static long key(int ipv4, int port, int spineJobNumber) {
-        return (long) (spineJobNumber & 0xFF) << 48 | WorkerTable.key(ipv4, port);
+        return WorkerTable.jobKey(WorkerTable.key(ipv4, port), spineJobNumber);
     }
 
     /** The local job whose spine job {@code spineJobNumber} sends from (ipv4, port), or {@link #MISSING}. */

@@ -30,7 +30,7 @@ final class WorkerTable {
     static final WorkerTable EMPTY = new WorkerTable(new Long2LongHashMap(MISSING), new Long2LongHashMap(MISSING));
 
     private final Long2LongHashMap entries;
-    /** A leaf's sources: {@code key(address, port) << 8 | jobNumber} to that job's entry. */
+    /** A leaf's sources: {@code jobKey(key(address, port), jobNumber)} to that job's entry. */
     private final Long2LongHashMap shared;
 
     private WorkerTable(Long2LongHashMap entries, Long2LongHashMap shared) {
@@ -41,6 +41,11 @@ final class WorkerTable {
     /** The key of a source: its address in bits 47..16 and its port in bits 15..0. */
     static long key(int ipv4, int port) {
         return (ipv4 & 0xFFFF_FFFFL) << 16 | (port & 0xFFFF);
+    }
+
+    /** The key of a source's part in one job: the job number in bits 55..48 above {@link #key(int, int)}. */
+    static long jobKey(long sourceKey, int jobNumber) {
+        return (long) (jobNumber & 0xFF) << 48 | sourceKey;
     }
 
     /**
@@ -57,7 +62,7 @@ final class WorkerTable {
         if ((exact & SHARED) == 0) {
             return exact;
         }
-        long job = shared.get(sourceKey << 8 | (jobNumber & 0xFF));
+        long job = shared.get(jobKey(sourceKey, jobNumber));
         return job == MISSING ? OTHER_JOB : job;
     }
 
@@ -124,11 +129,11 @@ final class WorkerTable {
         if (marker != MISSING && (marker & SHARED) == 0) {
             return marker;
         }
-        long previous = shared.get(sourceKey << 8 | jobNumber);
+        long previous = shared.get(jobKey(sourceKey, jobNumber));
         if (previous != MISSING) {
             return previous; // this job has it already: another thread of the rank (equal), or another rank
         }
-        shared.put(sourceKey << 8 | jobNumber, entry);
+        shared.put(jobKey(sourceKey, jobNumber), entry);
         entries.put(sourceKey, marker == MISSING ? SHARED | 1 : marker + 1);
         return MISSING;
     }
@@ -143,7 +148,7 @@ final class WorkerTable {
                 long sourceKey = key(ipv4, endpoint.port(thread));
                 if (!endpoint.leaf()) {
                     copy.remove(sourceKey);
-                } else if (sharedCopy.remove(sourceKey << 8 | spec.jobNumber()) != MISSING) {
+                } else if (sharedCopy.remove(jobKey(sourceKey, spec.jobNumber())) != MISSING) {
                     long marker = copy.get(sourceKey);
                     if ((marker & 0xFFFF) <= 1) {
                         copy.remove(sourceKey);

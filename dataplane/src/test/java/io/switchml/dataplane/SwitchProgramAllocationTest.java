@@ -18,7 +18,6 @@ class SwitchProgramAllocationTest {
 
     @Test
     void processingPacketsAllocatesNothing() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         ControlPlane controlPlane = new ControlPlane();
         JobSpec job = TestJobs.job(1, WORKERS, PayloadSize.B1024, SLOTS, 1);
         controlPlane.installJob(job);
@@ -51,10 +50,7 @@ class SwitchProgramAllocationTest {
             }
         };
         rounds.run(); // warm up: class loading and compilation
-
-        long before = threads.getCurrentThreadAllocatedBytes();
-        rounds.run();
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        long allocated = allocatedBy(rounds);
 
         assertThat(sends).isEqualTo(2 * 200 * SLOTS * (WORKERS + 1));
         // 19,200 packets; a few bytes of slack for the measurement itself.
@@ -63,7 +59,6 @@ class SwitchProgramAllocationTest {
 
     @Test
     void oneRoundPacketsAllocateNothingEither() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         ControlPlane controlPlane = new ControlPlane();
         JobSpec plain = TestJobs.job(1, WORKERS, PayloadSize.B1024, SLOTS, 1, true);
         JobSpec job = new JobSpec(1, "one-round", PayloadSize.B1024, SLOTS, 1, plain.endpoints(), true, 256);
@@ -102,11 +97,8 @@ class SwitchProgramAllocationTest {
             }
         };
         rounds.run(); // warm up: class loading and compilation
-
-        long before = threads.getCurrentThreadAllocatedBytes();
         long sentBefore = sends;
-        rounds.run();
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        long allocated = allocatedBy(rounds);
 
         assertThat(sends - sentBefore).isEqualTo(200L * SLOTS * (WORKERS + 1));
         assertThat(program.counters().get(SwitchCounter.ONE_ROUND_RESULTS)).isEqualTo(2 * 200L * SLOTS);
@@ -116,7 +108,6 @@ class SwitchProgramAllocationTest {
     /** A leaf's job: forwarding partials, re-forwarding them, installing the spine's results. */
     @Test
     void aLeafsUplinkAllocatesNothingEither() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         ControlPlane controlPlane = new ControlPlane();
         JobSpec job = TestJobs.job(1, WORKERS, PayloadSize.B1024, SLOTS, 1, true);
         int spine = Ipv4.toInt(TestJobs.address(9, 9));
@@ -147,15 +138,20 @@ class SwitchProgramAllocationTest {
             }
         };
         rounds.run(); // warm up: class loading and compilation
-
-        long before = threads.getCurrentThreadAllocatedBytes();
         long sentBefore = sends;
-        rounds.run();
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        long allocated = allocatedBy(rounds);
 
         // Per slot and round: two partials up, the result to every worker, one answer.
         assertThat(sends - sentBefore).isEqualTo(200L * SLOTS * (2 + WORKERS + 1));
         assertThat(program.counters().get(SwitchCounter.SPINE_RESULTS)).isEqualTo(2 * 200L * SLOTS);
         assertThat(allocated).isLessThan(1024);
+    }
+
+    /** Bytes this thread allocates while running {@code rounds}. */
+    private static long allocatedBy(Runnable rounds) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        rounds.run();
+        return threads.getCurrentThreadAllocatedBytes() - before;
     }
 }

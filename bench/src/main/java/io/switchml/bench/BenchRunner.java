@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs a benchmark: an embedded switch (unless a controller is given or no algorithm needs one),
@@ -112,12 +113,8 @@ public final class BenchRunner {
                 }
                 switchSettings = SwitchSettings.of(controllers);
             }
-            if (embedded.size() < 2) {
-                return runAll(switchSettings, null, rows);
-            }
             String topology = embedded.size() + "-shard";
-            return runAll(switchSettings, null, row -> rows.accept(row.withTopology(topology))).stream()
-                    .map(row -> row.withTopology(topology)).toList();
+            return runAll(switchSettings, null, embedded.size() < 2 ? row -> row : row -> row.withTopology(topology), rows);
         } finally {
             embedded.forEach(AggregationService::close);
         }
@@ -136,25 +133,27 @@ public final class BenchRunner {
                 progress)) {
             leafControllers = hierarchy.leafControllers();
             String topology = leaves + "-leaves";
-            return runAll(SwitchSettings.of(List.of(leafControllers.get(0))), null,
-                    row -> rows.accept(row.withTopology(topology))).stream().map(row -> row.withTopology(topology)).toList();
+            return runAll(SwitchSettings.of(List.of(leafControllers.get(0))), null, row -> row.withTopology(topology), rows);
         } finally {
             leafControllers = null;
         }
     }
 
-    private List<BenchRow> runAll(Map<String, String> switchSettings, Rack rack, Consumer<BenchRow> rows)
-            throws InterruptedException {
+    /** Every group of workers; {@code label} completes each row with where it ran (rate, topology). */
+    private List<BenchRow> runAll(Map<String, String> switchSettings, Rack rack, UnaryOperator<BenchRow> label,
+                                  Consumer<BenchRow> rows) throws InterruptedException {
         List<BenchRow> all = new ArrayList<>();
         BenchProgress status = new BenchProgress(quiet ? new PrintStream(OutputStream.nullOutputStream()) : progress,
                 options, System::nanoTime);
         for (int n : options.workers()) {
             for (AllReduceAlgorithm algorithm : options.algorithms()) {
                 status.groupStarted(algorithm, n);
-                all.addAll(runWorkers(algorithm, switchSettings, rack, n, row -> {
-                    status.rowDone(row);
-                    rows.accept(row);
-                }));
+                runWorkers(algorithm, switchSettings, rack, n, row -> {
+                    BenchRow labelled = label.apply(row);
+                    status.rowDone(labelled);
+                    rows.accept(labelled);
+                    all.add(labelled);
+                });
             }
         }
         return all;
@@ -172,20 +171,14 @@ public final class BenchRunner {
             try {
                 Map<String, String> switchSettings = Map.of();
                 if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && leaves > 0) {
-                    switches.addAll(RackSwitch.startHierarchy(rack, options.switchPorts(), progress));
-                    List<String> controllers = new ArrayList<>();
-                    for (int i = 0; i < leaves; i++) {
-                        controllers.add(rack.leafAddress(i) + ":" + RackSwitch.CONTROLLER_PORT);
-                    }
-                    leafControllers = controllers;
-                    switchSettings = SwitchSettings.of(List.of(controllers.get(0)));
+                    leafControllers = RackSwitch.startHierarchy(rack, options.switchPorts(), progress, switches);
+                    switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
                 } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
                     switchSettings = SwitchSettings.of(RackSwitch.startAll(rack, options.switchPorts(), progress, switches));
                 }
                 long rate = spec.rateBps();
                 String topology = spec.topology();
-                return runAll(switchSettings, rack, row -> rows.accept(row.withRate(rate).withTopology(topology)))
-                        .stream().map(row -> row.withRate(rate).withTopology(topology)).toList();
+                return runAll(switchSettings, rack, row -> row.withRate(rate).withTopology(topology), rows);
             } finally {
                 RackSwitch.stopAll(switches);
                 leafControllers = null;
@@ -215,8 +208,9 @@ public final class BenchRunner {
                 }, errors);
     }
 
-    private List<BenchRow> runWorkers(AllReduceAlgorithm algorithm, Map<String, String> switchSettings, Rack rack, int n,
-                                      Consumer<BenchRow> rows) throws InterruptedException {
+    /** One group: n worker processes of {@code algorithm}; each size's row goes to {@code rows} once all reported it. */
+    private void runWorkers(AllReduceAlgorithm algorithm, Map<String, String> switchSettings, Rack rack, int n,
+                            Consumer<BenchRow> rows) throws InterruptedException {
         Map<String, String> config = new LinkedHashMap<>(options.workerConfig());
         if (algorithm.needsSwitch()) {
             config.putAll(switchSettings);
@@ -248,27 +242,25 @@ public final class BenchRunner {
             if (!algorithm.needsSwitch()) {
                 workers.introduce(endpoints);
             }
-            List<BenchRow> done = collect(algorithm, workers, reports, rows);
+            collect(algorithm, workers, reports, rows);
             workers.awaitSuccess(30_000);
-            return done;
         }
     }
 
-    private List<BenchRow> collect(AllReduceAlgorithm algorithm, WorkerGroup workers, BlockingQueue<SizeReport> reports,
-                                   Consumer<BenchRow> rows) throws InterruptedException {
+    private void collect(AllReduceAlgorithm algorithm, WorkerGroup workers, BlockingQueue<SizeReport> reports,
+                         Consumer<BenchRow> rows) throws InterruptedException {
         int n = workers.size();
         Map<Long, List<SizeReport>> bySize = new HashMap<>();
-        List<BenchRow> done = new ArrayList<>();
-        while (done.size() < options.sizes().size()) {
+        int done = 0;
+        while (done < options.sizes().size()) {
             SizeReport report = workers.next(reports, "reporting every size");
             List<SizeReport> forSize = bySize.computeIfAbsent(report.bytes(), b -> new ArrayList<>());
             forSize.add(report);
             if (forSize.size() == n) {
                 BenchRow row = BenchRow.of(algorithm.id(), n, options.type().name().toLowerCase(java.util.Locale.ROOT), forSize);
-                done.add(row);
+                done++;
                 rows.accept(row);
             }
         }
-        return done;
     }
 }

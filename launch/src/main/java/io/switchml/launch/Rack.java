@@ -288,15 +288,7 @@ public final class Rack implements AutoCloseable {
         String a = prefix + "au" + leaf;
         String b = prefix + "bu" + leaf;
         String spinePort = "l" + leaf;
-        try {
-            run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
-                    String.valueOf(spec.mtu()));
-            run("ip", "link", "set", a, "netns", fabric);
-            run("ip", "link", "set", b, "netns", spine);
-        } catch (RuntimeException e) {
-            runQuietly("ip", "link", "del", a);
-            throw e;
-        }
+        vethPair(a, fabric, b, spine);
         run("ip", "-n", fabric, "link", "set", a, "name", "up0");
         run("ip", "-n", spine, "link", "set", b, "name", spinePort);
         run("ip", "-n", fabric, "addr", "add", leafUplinkAddress(leaf) + "/24", "dev", "up0");
@@ -323,15 +315,7 @@ public final class Rack implements AutoCloseable {
         String b = prefix + "b" + tag;
         addNamespace(ns);
         run("ip", "-n", ns, "link", "set", "lo", "up");
-        try {
-            run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
-                    String.valueOf(spec.mtu()));
-            run("ip", "link", "set", a, "netns", ns);
-            run("ip", "link", "set", b, "netns", fabric);
-        } catch (RuntimeException e) {
-            runQuietly("ip", "link", "del", a); // still in this namespace: no namespace deletion would remove it
-            throw e;
-        }
+        vethPair(a, ns, b, fabric);
         run("ip", "-n", ns, "link", "set", a, "name", "eth0");
         run("ip", "-n", fabric, "link", "set", b, "name", port + index);
         run("ip", "-n", ns, "addr", "add", address + "/24", "dev", "eth0");
@@ -339,6 +323,19 @@ public final class Rack implements AutoCloseable {
         run("ip", "-n", fabric, "link", "set", port + index, "master", "br0", "up");
         shape(ns, "eth0", WORKER_LATENCY);
         shape(fabric, port + index, SWITCH_LATENCY);
+    }
+
+    /** A veth pair at the rack's MTU, end {@code a} moved into namespace {@code nsA} and {@code b} into {@code nsB}. */
+    private void vethPair(String a, String nsA, String b, String nsB) {
+        try {
+            run("ip", "link", "add", a, "mtu", String.valueOf(spec.mtu()), "type", "veth", "peer", "name", b, "mtu",
+                    String.valueOf(spec.mtu()));
+            run("ip", "link", "set", a, "netns", nsA);
+            run("ip", "link", "set", b, "netns", nsB);
+        } catch (RuntimeException e) {
+            runQuietly("ip", "link", "del", a); // still in this namespace: no namespace deletion would remove it
+            throw e;
+        }
     }
 
     private void addNamespace(String ns) {

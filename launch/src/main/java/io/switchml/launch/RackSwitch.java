@@ -41,34 +41,29 @@ public final class RackSwitch {
 
     /**
      * A rack of leaves (docs/ARCHITECTURE.md section 9): starts the spine in its namespace (on every address: each
-     * uplink has its own), then each leaf on its rack's bridge, joined to the spine over its uplink; returns the
-     * processes, spine first, once all are ready. Leaf i's controller is on {@link Rack#leafAddress}:
-     * {@link #CONTROLLER_PORT}. Stop them with {@link #stop}.
+     * uplink has its own), then each leaf on its rack's bridge, joined to the spine over its uplink, adding each
+     * process to {@code started} as it starts (as {@link #startAll} does; the caller's {@link #stopAll} stops them).
+     * Returns the leaves' controllers' host:port, leaf 0 first, once all are ready.
      */
-    public static List<Process> startHierarchy(Rack rack, int switchPorts, PrintStream progress) throws InterruptedException {
-        List<Process> started = new ArrayList<>();
+    public static List<String> startHierarchy(Rack rack, int switchPorts, PrintStream progress, List<Process> started)
+            throws InterruptedException {
         List<String> ports = List.of("--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
                 "--controller-port", String.valueOf(CONTROLLER_PORT));
-        try {
-            List<String> spine = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", "0.0.0.0"));
-            spine.addAll(ports);
-            started.add(launch(rack.spineNamespace(), spine, "spine", progress));
-            int leaves = rack.spec().leaves();
-            for (int i = 0; i < leaves; i++) {
-                // The dataplane on every address: workers reach it on the bridge, the spine on the uplink.
-                List<String> leaf = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", rack.leafAddress(i),
-                        "--spine", rack.spineAddress(i) + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(i),
-                        "--leaves", String.valueOf(leaves), "--uplink-address", rack.leafUplinkAddress(i)));
-                leaf.addAll(ports);
-                started.add(launch(rack.leafNamespace(i), leaf, "leaf " + i, progress));
-            }
-            return started;
-        } catch (RuntimeException e) {
-            for (Process p : started) {
-                stop(p);
-            }
-            throw e;
+        List<String> spine = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", "0.0.0.0"));
+        spine.addAll(ports);
+        started.add(launch(rack.spineNamespace(), spine, "spine", progress));
+        int leaves = rack.spec().leaves();
+        List<String> controllers = new ArrayList<>();
+        for (int i = 0; i < leaves; i++) {
+            // The dataplane on every address: workers reach it on the bridge, the spine on the uplink.
+            List<String> leaf = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", rack.leafAddress(i),
+                    "--spine", rack.spineAddress(i) + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(i),
+                    "--leaves", String.valueOf(leaves), "--uplink-address", rack.leafUplinkAddress(i)));
+            leaf.addAll(ports);
+            started.add(launch(rack.leafNamespace(i), leaf, "leaf " + i, progress));
+            controllers.add(rack.leafAddress(i) + ":" + CONTROLLER_PORT);
         }
+        return controllers;
     }
 
     /** Starts {@code switchml switch OPTIONS} in namespace {@code ns} and returns once it is ready. */

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -117,44 +116,49 @@ public final class ShardedSwitchML implements SwitchMLConnection {
     @Override
     public CompletableFuture<Void> allReduceAsync(FloatBuffer in, FloatBuffer out, ReduceOp op) {
         Tensors.checkOutput(in.remaining(), out.remaining());
-        return submit(in.remaining(), (shard, part) -> shard.allReduceAsync(
-                in.slice(in.position() + part[0], part[1]), out.slice(out.position() + part[0], part[1]), op));
+        return submit(in.remaining(), (shard, from, length) -> shard.allReduceAsync(
+                in.slice(in.position() + from, length), out.slice(out.position() + from, length), op));
     }
 
     @Override
     public CompletableFuture<Void> allReduceAsync(IntBuffer in, IntBuffer out, ReduceOp op) {
         Tensors.checkOutput(in.remaining(), out.remaining());
-        return submit(in.remaining(), (shard, part) -> shard.allReduceAsync(
-                in.slice(in.position() + part[0], part[1]), out.slice(out.position() + part[0], part[1]), op));
+        return submit(in.remaining(), (shard, from, length) -> shard.allReduceAsync(
+                in.slice(in.position() + from, length), out.slice(out.position() + from, length), op));
+    }
+
+    /** Submits one shard's part of an all-reduce: elements [from, from + length) of the tensor. */
+    @FunctionalInterface
+    private interface PartSender {
+        CompletableFuture<Void> send(SwitchMLContext shard, int from, int length);
+    }
+
+    private record Part(SwitchMLContext shard, int from, int length) {
     }
 
     /*
      * Synchronized: every shard sees this worker's all-reduces in one order, as every other worker's shards do.
      * A shard whose part is empty gets nothing (every worker cuts the same length alike).
      */
-    private synchronized CompletableFuture<Void> submit(int length,
-                                                        BiFunction<SwitchMLContext, int[], CompletableFuture<Void>> send) {
+    private synchronized CompletableFuture<Void> submit(int length, PartSender send) {
         if (length == 0) {
-            return send.apply(shards.get(0), new int[] {0, 0});
+            return send.send(shards.get(0), 0, 0);
         }
         int k = config.elementsPerPacket();
         long blocks = (length + (long) k - 1) / k;
         int total = threadsBefore[shards.size()];
-        CompletableFuture<Void> result = new CompletableFuture<>();
-        List<SwitchMLContext> targets = new ArrayList<>();
-        List<int[]> ranges = new ArrayList<>();
+        List<Part> parts = new ArrayList<>();
         for (int j = 0; j < shards.size(); j++) {
             int from = (int) Math.min(length, blocks * threadsBefore[j] / total * k);
             int to = (int) Math.min(length, blocks * threadsBefore[j + 1] / total * k);
             if (to > from) {
-                targets.add(shards.get(j));
-                ranges.add(new int[] {from, to - from});
+                parts.add(new Part(shards.get(j), from, to - from));
             }
         }
-        AtomicInteger remaining = new AtomicInteger(targets.size());
-        for (int i = 0; i < targets.size(); i++) {
-            CompletableFuture<Void> part = send.apply(targets.get(i), ranges.get(i));
-            part.whenComplete((v, e) -> {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        AtomicInteger remaining = new AtomicInteger(parts.size());
+        for (Part part : parts) {
+            send.send(part.shard(), part.from(), part.length()).whenComplete((v, e) -> {
                 if (e != null) {
                     result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
                 } else if (remaining.decrementAndGet() == 0) {

@@ -4,7 +4,10 @@ import java.util.Locale;
 
 /** Why the switch refused a packet without applying it; each reason has its own counter. */
 enum DropReason {
-    /** Shorter than header and exponents, or than its size code says. */
+    /**
+     * Shorter than header and exponents, not whole elements, or (in a SwitchML job, whose parser
+     * takes a packet only at its size code's length) shorter than its size code says.
+     */
     TRUNCATED,
     /** Longer than its size code says. */
     TOO_LONG,
@@ -29,6 +32,11 @@ enum DropReason {
     SLOT_OUT_OF_RANGE,
     /** The slot belongs to another switch port (whose receive thread owns its registers). */
     WRONG_PORT,
+    /**
+     * A two-round contribution of another length than the round's others (see {@code LengthChecker}):
+     * cut off or foreign, never summed.
+     */
+    LENGTH_MISMATCH,
     /** The packet's round (its tsi) is over for its slot: a late duplicate (see {@code RoundChecker}). */
     STALE_ROUND,
     /**

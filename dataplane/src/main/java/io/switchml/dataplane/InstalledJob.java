@@ -14,6 +14,7 @@ final class InstalledJob {
     private final int slotsPerThread;
     /** Null for jobs of SwitchML's workers, whose tsi is not a round number. */
     private final RoundChecker roundChecker;
+    private final LengthChecker lengthChecker;
     private final BitmapChecker bitmapChecker;
     private final WorkersCounter workersCounter;
     private final Exponents exponents;
@@ -34,6 +35,7 @@ final class InstalledJob {
         this.slots = spec.slots();
         this.slotsPerThread = spec.slotsPerThread();
         this.roundChecker = spec.roundNumbers() ? new RoundChecker(slots) : null;
+        this.lengthChecker = new LengthChecker(slots);
         this.bitmapChecker = new BitmapChecker(slots, spec.workers());
         this.workersCounter = new WorkersCounter(slots, spec.workers());
         this.exponents = new Exponents(slots);
@@ -62,6 +64,10 @@ final class InstalledJob {
 
     RoundChecker roundChecker() {
         return roundChecker;
+    }
+
+    LengthChecker lengthChecker() {
+        return lengthChecker;
     }
 
     BitmapChecker bitmapChecker() {

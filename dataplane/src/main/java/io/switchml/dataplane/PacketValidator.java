@@ -77,6 +77,9 @@ final class PacketValidator {
                 }
             }
             job = tables.job(WorkerTable.jobNumber(worker));
+            if (WorkerTable.addressOnly(worker) && length != size.packetBytes()) {
+                return DropReason.TRUNCATED; // short packets are this project's extension, never a SwitchML job's
+            }
         }
         if (packet.sizeCode() != job.sizeCode()) {
             return DropReason.SIZE_MISMATCH;

@@ -14,6 +14,11 @@ enum SwitchCounter {
     ONE_ROUND_RESULTS,
     /** Completed rounds whose contributions disagreed (mode, tag or length): their results are poisoned. */
     MISMATCHED_ROUNDS,
+    /**
+     * Rounds whose only contribution was replaced by its sender's packet of another length (a cut-off
+     * copy had opened them; see {@code LengthChecker}).
+     */
+    ROUNDS_REOPENED,
     /** Completed slots whose result was multicast to the job's workers. */
     RESULTS_SENT,
     /** Retransmissions into a complete slot, answered with the stored result to the sender only. */

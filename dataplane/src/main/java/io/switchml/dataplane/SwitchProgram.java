@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 /**
  * The per-packet switch program (docs/ARCHITECTURE.md section 3), the blocks of SwitchML's P4 program in order:
  * drop simulator, parser and worker table ({@link PacketValidator}), this project's
- * {@link RoundChecker}, {@link BitmapChecker},
+ * {@link RoundChecker}, {@link LengthChecker}, {@link BitmapChecker},
  * {@link WorkersCounter}, {@link Exponents}, {@link Processor}, {@link NextStepSelector}, the
  * {@link Uplink} of a leaf's job (docs/ARCHITECTURE.md section 9), and the egress ({@link ResultSender}).
  *
@@ -60,11 +60,31 @@ final class SwitchProgram {
         if (metadata.fromSpine) {
             return installSpineResult(job, set, slot, aggregation, sourcePort, packet);
         }
+        boolean seen = job.bitmapChecker().seen(set, slot, metadata.rank);
+        boolean roundComplete = job.workersCounter().complete(set, slot);
         RoundChecker rounds = job.roundChecker();
-        if (rounds != null && !rounds.admit(set, slot, aggregation.tsi(),
-                job.bitmapChecker().seen(set, slot, metadata.rank), job.workersCounter().complete(set, slot))) {
+        if (rounds != null && !rounds.admit(set, slot, aggregation.tsi(), seen, roundComplete)) {
             counters.increment(DropReason.STALE_ROUND);
             return NextStep.DROP;
+        }
+        boolean soleSender = seen && !roundComplete
+                && job.workersCounter().remaining(set, slot) == job.spec().workers() - 1;
+        switch (job.lengthChecker().check(set, slot, metadata.elements, roundComplete && !seen,
+                metadata.mode == OneRoundStaging.TWO_ROUNDS, soleSender)) {
+            case REFUSE -> {
+                counters.increment(DropReason.LENGTH_MISMATCH);
+                return NextStep.DROP;
+            }
+            case REOPEN -> {
+                // The sender's own packet replaces its earlier contribution of another length.
+                job.exponents().apply(set, slot, true, aggregation);
+                job.processor().apply(set, slot, true, aggregation, metadata.elements);
+                counters.increment(SwitchCounter.ROUNDS_REOPENED);
+                return NextStep.CONSUME;
+            }
+            case ADMIT -> {
+                // On to the bitmap checker.
+            }
         }
         boolean retransmission = job.bitmapChecker().update(set, slot, metadata.rank);
         boolean complete;

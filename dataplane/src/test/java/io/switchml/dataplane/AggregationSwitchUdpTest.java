@@ -143,12 +143,12 @@ class AggregationSwitchUdpTest {
         try (AggregationSwitch aggregationSwitch = startOnLoopback(2, true)) {
             assertThat(aggregationSwitch.counters()).containsOnlyKeys(
                     "packets_received", "ingress_simulated_drops", "contributions", "one_round_results",
-                    "mismatched_rounds", "results_sent",
+                    "mismatched_rounds", "rounds_reopened", "results_sent",
                     "retransmissions_answered", "retransmissions_dropped", "packets_sent", "egress_simulated_drops",
                     "egress_queue_full_drops", "partials_forwarded", "spine_results", "io_errors",
                     "drops_truncated", "drops_too_long", "drops_wrong_msg_type", "drops_unused_bits",
                     "drops_one_round_too_long", "drops_unknown_source", "drops_unknown_job", "drops_job_mismatch", "drops_size_mismatch",
-                    "drops_slot_out_of_range", "drops_wrong_port", "drops_stale_round", "drops_stale_spine_result");
+                    "drops_slot_out_of_range", "drops_wrong_port", "drops_length_mismatch", "drops_stale_round", "drops_stale_spine_result");
             assertThat(aggregationSwitch.counters().values()).containsOnly(0L);
         }
     }

@@ -53,17 +53,42 @@ class SwitchProgramShortPacketTest {
     }
 
     @Test
-    void aLongerContributionAfterAShorterOneAddsToZerosNotToAnEarlierRound() {
-        JobSpec job = harness.install(TestJobs.job(1, 2, SIZE, 4, 1));
-        int[] full = TestPackets.filled(K, 9);
-        harness.contribute(job, 0, 3, 0, 0, 0, full);
-        harness.contribute(job, 1, 3, 0, 0, 0, full);
-        harness.contribute(job, 0, 3, 1, 0, 0, full);
-        harness.contribute(job, 1, 3, 1, 0, 0, full);
-        harness.sink.drain();
+    void aContributionOfAnotherLengthIsRefusedNotSummedWithZeros() {
+        JobSpec job = harness.install(TestJobs.job(1, 3, SIZE, 4, 1));
         shortContribution(job, 0, 3, 0, 0, 1, 2);
-        shortContribution(job, 1, 3, 0, 0, 10, 20, 30);
-        assertThat(harness.sink.drain()).allSatisfy(s -> assertThat(s.elements()).containsExactly(11, 22, 30));
+        shortContribution(job, 1, 3, 0, 0, 10, 20);
+        assertThat(shortContribution(job, 2, 3, 0, 0, 100, 200, 300)).isEqualTo(NextStep.DROP);
+        assertThat(harness.count(DropReason.LENGTH_MISMATCH)).isEqualTo(1);
+        assertThat(harness.sink.drain()).isEmpty();
+
+        assertThat(shortContribution(job, 2, 3, 0, 0, 100, 200)).isEqualTo(NextStep.MULTICAST);
+        List<RecordingSink.Sent> sent = harness.sink.drain();
+        assertThat(sent).hasSize(3).allSatisfy(s -> assertThat(s.elements()).containsExactly(111, 222));
+    }
+
+    @Test
+    void aLongerPacketFromTheRoundsOnlySenderReplacesItsShorterOne() {
+        JobSpec job = harness.install(TestJobs.job(1, 2, SIZE, 4, 1));
+        shortContribution(job, 0, 3, 0, 5, 1, 2);
+        assertThat(shortContribution(job, 0, 3, 0, 1, 1, 2, 3)).isEqualTo(NextStep.CONSUME);
+        assertThat(harness.count(SwitchCounter.ROUNDS_REOPENED)).isEqualTo(1);
+        assertThat(shortContribution(job, 1, 3, 0, 2, 10, 20, 30)).isEqualTo(NextStep.MULTICAST);
+        List<RecordingSink.Sent> sent = harness.sink.drain();
+        assertThat(sent).hasSize(2).allSatisfy(s -> {
+            assertThat(s.elements()).containsExactly(11, 22, 33);
+            assertThat(s.packet().exponent0()).as("the replaced contribution's exponent is gone").isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aShortRetransmissionIntoACompleteFullRoundIsRefused() {
+        JobSpec job = harness.install(TestJobs.job(1, 2, SIZE, 4, 1));
+        harness.contribute(job, 0, 2, 0, 0, 0, TestPackets.filled(K, 1));
+        harness.contribute(job, 1, 2, 0, 0, 0, TestPackets.filled(K, 2));
+        harness.sink.drain();
+        assertThat(shortContribution(job, 1, 2, 0, 0, 2, 2)).isEqualTo(NextStep.DROP);
+        assertThat(harness.count(DropReason.LENGTH_MISMATCH)).isEqualTo(1);
+        assertThat(harness.sink.drain()).isEmpty();
     }
 
     @Test

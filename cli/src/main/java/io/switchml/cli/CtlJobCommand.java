@@ -78,6 +78,7 @@ final class CtlJobCommand implements Callable<Integer> {
             w.put("retransmissions", t.getRetransmissions());
             w.put("window_delay_decreases", t.getWindowDelayDecreases());
             w.put("window_loss_decreases", t.getWindowLossDecreases());
+            w.put("random_losses", t.getRandomLosses());
             w.put("reported_ms_ago", t.getReportedMsAgo());
             transport.add(w);
         }
@@ -119,14 +120,15 @@ final class CtlJobCommand implements Callable<Integer> {
             out.println("ABORTED: ranks " + d.getFailedRanksList() + " died: " + d.getAbortedReason());
         }
         if (d.getTransportCount() > 0) {
-            out.printf(Locale.ROOT, "%ntransport (each rank's last report):%n%-6s %-10s %-10s %-10s %-12s %-9s %-16s %s%n",
-                    "RANK", "WINDOW", "BASE_RTT", "SRTT", "PACKETS", "RETRANS", "DECREASES d/l", "AGE");
+            out.printf(Locale.ROOT, "%ntransport (each rank's last report):%n%-6s %-10s %-10s %-10s %-12s %-9s %-16s %-12s %s%n",
+                    "RANK", "WINDOW", "BASE_RTT", "SRTT", "PACKETS", "RETRANS", "DECREASES d/l", "RANDOM_LOSS", "AGE");
             for (WorkerTransport t : d.getTransportList()) {
-                out.printf(Locale.ROOT, "%-6d %-10s %-10s %-10s %-12d %-9d %-16s %.1f s%n", t.getRank(),
+                out.printf(Locale.ROOT, "%-6d %-10s %-10s %-10s %-12d %-9d %-16s %-12d %.1f s%n", t.getRank(),
                         t.getCongestionControl() ? String.format(Locale.ROOT, "%.1f", t.getCongestionWindow()) : "fixed",
                         t.getBaseRttNs() < 0 ? "-" : micros(t.getBaseRttNs()), micros(t.getSmoothedRttNs()),
                         t.getPacketsSent(), t.getRetransmissions(),
-                        t.getWindowDelayDecreases() + "/" + t.getWindowLossDecreases(), t.getReportedMsAgo() / 1000.0);
+                        t.getWindowDelayDecreases() + "/" + t.getWindowLossDecreases(), t.getRandomLosses(),
+                        t.getReportedMsAgo() / 1000.0);
             }
         }
         if (!d.getOnSwitch()) {

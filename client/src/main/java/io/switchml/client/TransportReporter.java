@@ -53,7 +53,8 @@ final class TransportReporter {
                 .setCongestionWindow(s.congestionWindow()).setBaseRttNs(s.baseRttNanos())
                 .setSmoothedRttNs(s.smoothedRttNanos()).setPacketsSent(s.packetsSent())
                 .setRetransmissions(s.retransmissions()).setWindowDelayDecreases(s.windowDelayDecreases())
-                .setWindowLossDecreases(s.windowLossDecreases()).build();
+                .setWindowLossDecreases(s.windowLossDecreases())
+                .setRandomLosses(s.randomLosses()).build();
     }
 
     private void report() {

@@ -374,12 +374,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             statistics.smoothedRttNanos = loss.smoothedRttNanos();
         }
         if (congestion != null) {
-            long delayDecreases = congestion.delayDecreases();
-            congestion.onResult(sentAt, rtt, now);
-            if (congestion.delayDecreases() != delayDecreases) {
-                statistics.windowDelayDecreases.increment();
-            }
-            statistics.congestionWindow = congestion.window();
+            count(congestion.onResult(sentAt, rtt, now));
             statistics.baseRttNanos = congestion.baseRttNanos();
         }
         lastResultAt = now;
@@ -447,6 +442,19 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
     }
 
+    /** Counts what a congestion signal did and publishes the window. */
+    private void count(CongestionWindow.Reaction reaction) {
+        switch (reaction) {
+            case DELAY_DECREASE -> statistics.windowDelayDecreases.increment();
+            case LOSS_DECREASE -> statistics.windowLossDecreases.increment();
+            case RANDOM_LOSS -> statistics.randomLosses.increment();
+            case NONE -> {
+                // Grew, or a signal this round trip already counted.
+            }
+        }
+        statistics.congestionWindow = congestion.window();
+    }
+
     private void finishCurrent() {
         LaneTask task = current;
         current = null;
@@ -482,12 +490,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         for (int j = 0; j < n; j++) {
             int i = lost[j];
             if (congestion != null) {
-                long lossDecreases = congestion.lossDecreases();
-                congestion.onLoss(loss.sentAt(i), now);
-                if (congestion.lossDecreases() != lossDecreases) {
-                    statistics.windowLossDecreases.increment();
-                    statistics.congestionWindow = congestion.window();
-                }
+                count(congestion.onLoss(loss.sentAt(i), now));
             }
             statistics.retransmissions.increment();
             send(i, pending[i], false);

@@ -22,6 +22,7 @@ public final class WorkerStatistics {
     final LongAdder blocksCopied = new LongAdder();
     final LongAdder windowDelayDecreases = new LongAdder();
     final LongAdder windowLossDecreases = new LongAdder();
+    final LongAdder randomLosses = new LongAdder();
     volatile long smoothedRttNanos;
     /** Congestion control: the last window and base RTT of any worker thread (0, -1 when off). */
     volatile double congestionWindow;
@@ -34,7 +35,7 @@ public final class WorkerStatistics {
                 malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos,
                 injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum(), failovers.sum(), blocksKept.sum(),
                 blocksRedone.sum(), blocksCopied.sum(), bytesSent.sum(), congestionWindow, baseRttNanos,
-                windowDelayDecreases.sum(), windowLossDecreases.sum());
+                windowDelayDecreases.sum(), windowLossDecreases.sum(), randomLosses.sum());
     }
 
     /**
@@ -60,8 +61,12 @@ public final class WorkerStatistics {
      * @param congestionWindow  with congestion control: the last window (slots in flight, with its fraction) of any
      *                          worker thread; 0 when it is off
      * @param baseRttNanos      with congestion control: the smallest RTT a worker thread saw; -1 when off or unknown
-     * @param windowDelayDecreases times a window shrank because the RTT rose above base RTT + target delay
-     * @param windowLossDecreases  times a window halved because a packet was lost
+     * @param windowDelayDecreases times a window shrank because a round trip's smallest RTT stood above base RTT +
+     *                             target delay
+     * @param windowLossDecreases  times a window halved on a loss with evidence of congestion (a standing queue near
+     *                             the target, or most of a round trip lost)
+     * @param randomLosses         with congestion control: losses without evidence of congestion, which left the
+     *                             window alone
      */
     public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
                            long duplicateResults,
@@ -69,6 +74,6 @@ public final class WorkerStatistics {
                            long injectedDrops, long injectedDuplicates, long injectedDelays, long failovers,
                            long blocksKept, long blocksRedone, long blocksCopied, long bytesSent,
                            double congestionWindow, long baseRttNanos, long windowDelayDecreases,
-                           long windowLossDecreases) {
+                           long windowLossDecreases, long randomLosses) {
     }
 }

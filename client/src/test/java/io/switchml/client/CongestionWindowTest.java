@@ -1,5 +1,9 @@
 package io.switchml.client;
 
+import io.switchml.client.CongestionWindow.Reaction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,6 +15,33 @@ class CongestionWindowTest {
     private static final long MS = 1_000_000;
     private static final long TARGET = 2 * MS;
 
+    /** Results for one full round trip of the current window, all at {@code rtt}, one per ms; returns the reactions. */
+    private static List<Reaction> roundTrip(CongestionWindow w, long[] clock, long rtt) {
+        List<Reaction> reactions = new ArrayList<>();
+        int packets = (int) Math.ceil(w.window()) + 1;
+        for (int i = 0; i < packets; i++) {
+            long now = clock[0] += MS;
+            reactions.add(w.onResult(now - rtt, rtt, now));
+        }
+        return reactions;
+    }
+
+    /**
+     * Gives {@code signal} (at one ms intervals) until the window shrinks, at most {@code limit} times.
+     *
+     * @return the window just before it shrank; fails if it never did
+     */
+    private static double untilDecrease(CongestionWindow w, long[] clock, int limit, LongFunction<Reaction> signal) {
+        for (int i = 0; i < limit; i++) {
+            double before = w.window();
+            Reaction r = signal.apply(clock[0] += MS);
+            if (r == Reaction.DELAY_DECREASE || r == Reaction.LOSS_DECREASE) {
+                return before;
+            }
+        }
+        throw new AssertionError("no decrease in " + limit + " signals");
+    }
+
     @Test
     void growsByAboutOneSlotPerWindowOfResultsUpToTheGrantedSlots() {
         CongestionWindow w = new CongestionWindow(16, 4, TARGET);
@@ -21,52 +52,108 @@ class CongestionWindowTest {
         }
         assertThat(w.window()).isCloseTo(5, within(0.1));
         for (int i = 0; i < 1000; i++) {
-            w.onResult(t, MS, t += MS);
+            assertThat(w.onResult(t, MS, t += MS)).isEqualTo(Reaction.NONE);
         }
         assertThat(w.allowed()).isEqualTo(16);
-        assertThat(w.delayDecreases()).isZero();
         assertThat(w.baseRttNanos()).isEqualTo(MS);
     }
 
     @Test
-    void aDelayAboveTheTargetShrinksTheWindowInProportionOncePerRoundTrip() {
-        CongestionWindow w = new CongestionWindow(64, 32, TARGET);
-        w.onResult(0, MS, MS);                       // base RTT 1 ms
-        // 5 ms = base + target + 2 ms: 1 - 0.8 x 2 / 5 = 0.68.
-        double before = w.window();
-        w.onResult(2 * MS, 5 * MS, 7 * MS);
+    void aStandingQueueAboveTheTargetShrinksTheWindowInProportionOncePerRoundTrip() {
+        CongestionWindow w = new CongestionWindow(64, 8, TARGET);
+        long[] clock = {100 * MS};
+        roundTrip(w, clock, MS);                                    // base RTT 1 ms
+        // A round trip at 5 ms = base + target + 2 ms: 1 - 0.8 x 2 / 5 = 0.68.
+        double before = untilDecrease(w, clock, 20, now -> w.onResult(now - 5 * MS, 5 * MS, now));
+        assertThat(w.standingQueueNanos()).isEqualTo(4 * MS);
         assertThat(w.window()).isCloseTo(before * 0.68, within(1e-9));
-        assertThat(w.delayDecreases()).isEqualTo(1);
-        // Sent before that decrease: already counted.
-        w.onResult(3 * MS, 5 * MS, 8 * MS);
-        assertThat(w.delayDecreases()).isEqualTo(1);
-        // Sent after it: counts again, at most by half.
-        w.onResult(9 * MS, 100 * MS, 109 * MS);
-        assertThat(w.window()).isCloseTo(before * 0.68 * 0.5, within(1e-9));
-        assertThat(w.delayDecreases()).isEqualTo(2);
+        // A deeper queue: at most by half, and not before a packet sent after the last decrease returns.
+        long decreasedAt = clock[0];
+        double again = untilDecrease(w, clock, 1000, now -> w.onResult(now - 100 * MS, 100 * MS, now));
+        assertThat(clock[0] - 100 * MS).isGreaterThan(decreasedAt);
+        assertThat(w.window()).isCloseTo(Math.max(1, again * 0.5), within(1e-9));
     }
 
     @Test
-    void aDelayWithinTheTargetStillGrows() {
+    void oneSlowResultIsNotAQueue() {
+        // A slot whose result waited for another worker's retransmission: one sample far above the rest.
         CongestionWindow w = new CongestionWindow(64, 10, TARGET);
-        w.onResult(0, MS, MS);
-        w.onResult(MS, 3 * MS, 4 * MS);              // queueing 2 ms = target: not above it
-        assertThat(w.window()).isGreaterThan(10.1);
-        assertThat(w.delayDecreases()).isZero();
+        long[] clock = {100 * MS};
+        roundTrip(w, clock, MS);
+        double before = w.window();
+        long now = clock[0] += MS;
+        assertThat(w.onResult(now - 30 * MS, 30 * MS, now)).isEqualTo(Reaction.NONE);
+        assertThat(roundTrip(w, clock, MS)).containsOnly(Reaction.NONE);
+        assertThat(w.window()).isGreaterThan(before + 1);
+        assertThat(w.standingQueueNanos()).isZero();
     }
 
     @Test
-    void lossHalvesTheWindowOncePerRoundTripAndNeverBelowOne() {
+    void aQueueWithinTheTargetStillGrows() {
+        CongestionWindow w = new CongestionWindow(64, 10, TARGET);
+        long[] clock = {100 * MS};
+        roundTrip(w, clock, MS);
+        double before = w.window();
+        assertThat(roundTrip(w, clock, 3 * MS)).containsOnly(Reaction.NONE); // queueing 2 ms = target
+        assertThat(w.window()).isGreaterThan(before + 0.9);
+    }
+
+    @Test
+    void randomLossWithoutQueueingLeavesTheWindowAlone() {
         CongestionWindow w = new CongestionWindow(64, 40, TARGET);
-        w.onLoss(0, 10 * MS);
-        assertThat(w.allowed()).isEqualTo(20);
-        w.onLoss(5 * MS, 11 * MS);                   // sent before the halving: the same congestion
-        assertThat(w.allowed()).isEqualTo(20);
-        for (long t = 20; t < 200; t += 10) {
-            w.onLoss(t * MS, (t + 1) * MS);
+        long[] clock = {100 * MS};
+        roundTrip(w, clock, MS);
+        double before = w.window();
+        // 5 % of every round trip lost, no queue: the window keeps growing.
+        for (int r = 0; r < 20; r++) {
+            long now = clock[0] += MS;
+            assertThat(w.onLoss(now - 10 * MS, now)).isEqualTo(Reaction.RANDOM_LOSS);
+            assertThat(w.onLoss(now - 10 * MS, now)).isEqualTo(Reaction.RANDOM_LOSS);
+            assertThat(roundTrip(w, clock, MS)).containsOnly(Reaction.NONE);
+        }
+        assertThat(w.window()).isGreaterThan(before + 15);
+    }
+
+    @Test
+    void lossWithAQueueAboveTheTargetIsLeftToTheDelaySignal() {
+        CongestionWindow w = new CongestionWindow(64, 40, TARGET);
+        long[] clock = {100 * MS};
+        roundTrip(w, clock, MS);
+        long queue = MS + TARGET * 5 / 4;                           // 2.5 ms: above the target
+        untilDecrease(w, clock, 100, now -> w.onResult(now - queue, queue, now));
+        double before = w.window();
+        long now = clock[0] += MS;
+        assertThat(w.onLoss(now - MS, now)).isEqualTo(Reaction.RANDOM_LOSS);
+        assertThat(w.window()).isEqualTo(before);
+    }
+
+    @Test
+    void heavyLossNeverTakesTheWindowBelowOne() {
+        CongestionWindow w = new CongestionWindow(64, 40, TARGET);
+        long[] clock = {100 * MS};
+        for (int i = 0; i < 1000; i++) {
+            long now = clock[0] += MS;
+            w.onLoss(now - MS / 2, now);
         }
         assertThat(w.allowed()).isEqualTo(1);
-        assertThat(w.lossDecreases()).isEqualTo(1 + 18);
+    }
+
+    @Test
+    void mostOfTwoRoundTripsLostHalvesEvenWithoutQueueing() {
+        // A buffer too shallow to show delay, or a policer: loss is the only signal left.
+        CongestionWindow w = new CongestionWindow(64, 10, TARGET);
+        long[] clock = {100 * MS};
+        roundTrip(w, clock, MS);
+        roundTrip(w, clock, MS);
+        // Half of a round trip lost, then a good round trip: chance, not congestion.
+        for (int i = 0; i < 7; i++) {
+            long now = clock[0] += MS;
+            assertThat(w.onLoss(now - MS, now)).isNotEqualTo(Reaction.LOSS_DECREASE);
+        }
+        assertThat(roundTrip(w, clock, MS)).doesNotContain(Reaction.LOSS_DECREASE);
+        assertThat(roundTrip(w, clock, MS)).doesNotContain(Reaction.LOSS_DECREASE);
+        double before = untilDecrease(w, clock, 40, now -> w.onLoss(now - MS, now));
+        assertThat(w.window()).isCloseTo(before / 2, within(1e-9));
     }
 
     @Test
@@ -91,7 +178,7 @@ class CongestionWindowTest {
         CongestionWindow a = new CongestionWindow(64, 60, TARGET);
         CongestionWindow b = new CongestionWindow(64, 2, TARGET);
         long t = 0;
-        for (int step = 0; step < 20_000; step++) {
+        for (int step = 0; step < 40_000; step++) {
             double queued = Math.max(0, a.allowed() + b.allowed() - 8);
             long rtt = MS + (long) (queued * 0.5 * MS);
             CongestionWindow w = step % 2 == 0 ? a : b;

@@ -72,16 +72,16 @@ final class ControlPlaneClient implements AutoCloseable {
         return call("join job '" + job + "' as rank " + rank, timeout, stub -> stub.join(request));
     }
 
-    void barrier(int jobNumber, int rank, long sequence, Duration timeout) {
+    void barrier(int jobNumber, long jobId, int rank, long sequence, Duration timeout) {
         BarrierRequest request = BarrierRequest.newBuilder()
-                .setJobNumber(jobNumber).setRank(rank).setSequence(sequence)
+                .setJobNumber(jobNumber).setJobId(jobId).setRank(rank).setSequence(sequence)
                 .setTimeoutMs((int) timeout.toMillis()).build();
         call("barrier " + sequence + " of job " + jobNumber, timeout, stub -> stub.barrier(request));
     }
 
-    byte[] broadcast(int jobNumber, int rank, int root, long sequence, byte[] value, Duration timeout) {
+    byte[] broadcast(int jobNumber, long jobId, int rank, int root, long sequence, byte[] value, Duration timeout) {
         BroadcastRequest request = BroadcastRequest.newBuilder()
-                .setJobNumber(jobNumber).setRank(rank).setRoot(root).setSequence(sequence)
+                .setJobNumber(jobNumber).setJobId(jobId).setRank(rank).setRoot(root).setSequence(sequence)
                 .setValue(ByteString.copyFrom(value)).setTimeoutMs((int) timeout.toMillis()).build();
         return call("broadcast " + sequence + " from root " + root + " in job " + jobNumber, timeout,
                 stub -> stub.broadcast(request)).getValue().toByteArray();

@@ -377,7 +377,7 @@ final class SwitchSession implements AllReduce {
     @Override
     public void barrier() {
         controlCall(() -> {
-            control.barrier(jobNumber, rank(), barrierSequence.getAndIncrement(), config.joinTimeout());
+            control.barrier(jobNumber, jobId, rank(), barrierSequence.getAndIncrement(), config.joinTimeout());
             return null;
         });
     }
@@ -387,7 +387,7 @@ final class SwitchSession implements AllReduce {
         if (root < 0 || root >= workers()) {
             throw new IllegalArgumentException("root " + root + " outside 0.." + (workers() - 1));
         }
-        return controlCall(() -> control.broadcast(jobNumber, rank(), root, barrierSequence.getAndIncrement(), value,
+        return controlCall(() -> control.broadcast(jobNumber, jobId, rank(), root, barrierSequence.getAndIncrement(), value,
                 config.joinTimeout()));
     }
 

@@ -102,13 +102,13 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void barrier(BarrierRequest request, StreamObserver<BarrierResponse> observer) {
-        registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(), -1, new byte[0],
+        registry.meet(request.getJobNumber(), request.getJobId(), request.getRank(), request.getSequence(), -1, new byte[0],
                 request.getTimeoutMs(), Caller.current(), reply(observer, v -> BarrierResponse.getDefaultInstance()));
     }
 
     @Override
     public void broadcast(BroadcastRequest request, StreamObserver<BroadcastResponse> observer) {
-        registry.meet(request.getJobNumber(), request.getRank(), request.getSequence(),
+        registry.meet(request.getJobNumber(), request.getJobId(), request.getRank(), request.getSequence(),
                 Integer.toUnsignedLong(request.getRoot()),
                 request.getValue().toByteArray(), request.getTimeoutMs(), Caller.current(),
                 reply(observer, v -> BroadcastResponse.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(v)).build()));
@@ -146,7 +146,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void jobDetail(JobDetailRequest request, StreamObserver<JobDetailResponse> observer) {
-        answer(observer, () -> registry.detail(request));
+        answer(observer, () -> registry.detail(request, Caller.current()));
     }
 
     @Override
@@ -156,8 +156,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void issueJobSecret(IssueJobSecretRequest request, StreamObserver<IssueJobSecretResponse> observer) {
-        answer(observer, () -> IssueJobSecretResponse.newBuilder().setSecret(registry.issueSecret(request.getJobName()))
-                .build());
+        answer(observer, () -> IssueJobSecretResponse.newBuilder()
+                .setSecret(registry.issueSecret(request.getJobName(), Caller.current())).build());
     }
 
     /** Answers a call at once with what {@code compute} returns, or with the status it refused it with. */

@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,6 +33,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class JobFormation {
     private static final Logger LOG = LoggerFactory.getLogger(JobFormation.class);
+    /** Job ids are the members' credential (see {@code JobRegistry.isMember}). */
+    private static final SecureRandom JOB_IDS = new SecureRandom();
 
     /** Where an installed job's promised watches are checked once their grace time has passed. */
     interface WatchDeadline {
@@ -126,8 +128,15 @@ final class JobFormation {
             return () -> { };
         }
         if (job.joining.contains(rank)) {
-            reply.error(new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " has already joined job '" + name
-                    + "'; each rank joins once (is a rank number given to two workers?)"));
+            // Two processes claim one seat and nothing tells the rightful one: the job cannot form as meant, so
+            // every waiting rank learns it now instead of when its join times out.
+            ControlException claimedTwice = new ControlException(Status.ALREADY_EXISTS, "rank " + rank + " of job '"
+                    + name + "' was claimed twice (from " + describePeer(job.joinPeers.get(rank)) + " and from "
+                    + describePeer(caller.peer()) + "); the forming job is cancelled. Each rank joins once (is a rank"
+                    + " number given to two workers?); on a shared switch, protect the job with a job secret"
+                    + " (switchml.jobSecretFile) so that only its own ranks can take its seats");
+            refuse(job, claimedTwice);
+            reply.error(claimedTwice);
             return () -> { };
         }
         int[] ports = request.getPortsList().stream().mapToInt(Integer::intValue).toArray();
@@ -358,7 +367,7 @@ final class JobFormation {
             LOG.warn("{}", grant.reason());
         }
         job.number = number;
-        job.id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        job.id = 1 + (JOB_IDS.nextLong() >>> 1) % (Long.MAX_VALUE - 1); // a credential: unguessable, never 0
         // In rank order (Map.copyOf would iterate in an arbitrary order): Status lists the workers by rank.
         job.endpoints = Collections.unmodifiableMap(new TreeMap<>(job.joining.values()));
         byNumber[number] = job;
@@ -376,6 +385,10 @@ final class JobFormation {
         }
         job.joining.fail(error);
         byName.remove(job.name, job);
+    }
+
+    private static String describePeer(InetAddress peer) {
+        return peer == null ? "an unknown address" : peer.getHostAddress();
     }
 
     /** The lowest number neither this registry nor anyone else (SwitchML sessions) uses on the switch. */

@@ -93,11 +93,19 @@ final class JobRegistry {
      * Issues a fresh secret for a job name (the operator's call): from now on a join of that name
      * must present it. Returns the secret; only its digest is kept.
      *
-     * @throws ControlException INVALID_ARGUMENT for a bad name, FAILED_PRECONDITION when a job of that
-     *                          name is forming or running (its ranks hold the old secret), RESOURCE_EXHAUSTED
-     *                          beyond {@link #MAX_ISSUED_SECRETS} names
+     * @throws ControlException PERMISSION_DENIED unless the caller is the operator (so a switch without an
+     *                          operator token issues none: a stranger could otherwise lock a job's future
+     *                          ranks out of its name), INVALID_ARGUMENT for a bad name, FAILED_PRECONDITION
+     *                          when a job of that name is forming or running (its ranks hold the old secret),
+     *                          RESOURCE_EXHAUSTED beyond {@link #MAX_ISSUED_SECRETS} names
      */
-    synchronized String issueSecret(String name) {
+    synchronized String issueSecret(String name, Caller caller) {
+        if (!caller.operator()) {
+            throw new ControlException(Status.PERMISSION_DENIED, "only the operator issues job secrets, and this switch"
+                    + " has no operator token: start it with --operator-token-file FILE and run `switchml ctl"
+                    + " --token-file FILE secret " + name + "`; or give every rank of the job the same secret of"
+                    + " its own (switchml.jobSecretFile)");
+        }
         if (name.isEmpty() || name.length() > JoinValidator.MAX_JOB_NAME) {
             throw new ControlException(Status.INVALID_ARGUMENT, "job name must have 1.." + JoinValidator.MAX_JOB_NAME
                     + " characters");
@@ -174,7 +182,8 @@ final class JobRegistry {
     }
 
     private DiagnoseResponse diagnoseHere(Job job, int jobNumber, long jobId, Caller caller) {
-        if (job == null || (jobId != 0 && job.id != jobId) || !caller.mayUse(job.secretDigest)) {
+        if (job == null || (jobId != 0 && job.id != jobId) || !isMember(job, jobId, caller)
+                || !caller.mayUse(job.secretDigest)) {
             return DiagnoseResponse.newBuilder().setKnown(false).build();
         }
         DiagnoseResponse.Builder b = DiagnoseResponse.newBuilder().setKnown(true).setJobName(job.name)
@@ -194,9 +203,9 @@ final class JobRegistry {
      * Parks a barrier (root = -1) or broadcast until every rank has called it with the same sequence
      * number; answers the root's value (empty for a barrier). See {@link JobMeetings}.
      */
-    synchronized void meet(int jobNumber, int rank, long sequence, long rootNumber, byte[] value, int timeoutMs,
-                           Caller caller, Reply<byte[]> reply) {
-        Job job = installedJob(jobNumber, rank, caller, reply);
+    synchronized void meet(int jobNumber, long jobId, int rank, long sequence, long rootNumber, byte[] value,
+                           int timeoutMs, Caller caller, Reply<byte[]> reply) {
+        Job job = installedJob(jobNumber, jobId, rank, caller, reply);
         if (job != null) {
             meetings.meet(job, rank, sequence, rootNumber, value, timeoutMs, reply);
         }
@@ -270,12 +279,8 @@ final class JobRegistry {
     synchronized void reportTransport(int jobNumber, long jobId, int rank,
                                       io.switchml.controller.proto.WorkerTransport transport, Caller caller,
                                       Reply<Void> reply) {
-        Job job = installedJob(jobNumber, rank, caller, reply);
+        Job job = installedJob(jobNumber, jobId, rank, caller, reply);
         if (job == null) {
-            return;
-        }
-        if (jobId != 0 && job.id != jobId) {
-            reply.error(new ControlException(Status.NOT_FOUND, "job number " + jobNumber + " is another run now"));
             return;
         }
         job.transport.put(rank, new TransportReports.Received(transport.toBuilder().setRank(rank)
@@ -283,8 +288,8 @@ final class JobRegistry {
         reply.ok(null);
     }
 
-    private <T> Job installedJob(int jobNumber, int rank, Caller caller, Reply<T> reply) {
-        Job job = knownJob(jobNumber, 0, rank, caller, reply::error);
+    private <T> Job installedJob(int jobNumber, long jobId, int rank, Caller caller, Reply<T> reply) {
+        Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
         if (job != null && job.left.contains(rank)) {
             reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
                     + job.name + "'"));
@@ -294,8 +299,8 @@ final class JobRegistry {
     }
 
     /**
-     * The job with this number (installed, or aborted and not yet forgotten) and id (0: any), with
-     * rank in range; null after sending the error.
+     * The job with this number (installed, or aborted and not yet forgotten) and id, with rank in range;
+     * null after sending the error. The id is the job's membership credential (see {@link #isMember}).
      */
     private Job knownJob(int jobNumber, long jobId, int rank, Caller caller,
                          java.util.function.Consumer<ControlException> error) {
@@ -305,6 +310,12 @@ final class JobRegistry {
             error.accept(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
                     + (job == null ? "" : " with id " + Long.toUnsignedString(jobId))
                     + " is running; it has ended, or the switch restarted since it was joined"));
+            return null;
+        }
+        if (!isMember(job, jobId, caller)) {
+            error.accept(new ControlException(Status.PERMISSION_DENIED, "job number " + jobNumber + " may be acted on"
+                    + " only by its own ranks, which present the job id their join returned (or by the operator, with"
+                    + " its token); this call presented none"));
             return null;
         }
         if (!caller.mayUse(job.secretDigest)) {
@@ -324,6 +335,15 @@ final class JobRegistry {
             return null;
         }
         return job;
+    }
+
+    /**
+     * Whether the caller may act on the job as one of its ranks: it presents the job's id, which only the
+     * job's joins returned (a random 63-bit number, never shown to others), or it is the operator. This
+     * holds on a switch without credentials too, so a stranger cannot make a rank leave, meet or report.
+     */
+    private static boolean isMember(Job job, long jobId, Caller caller) {
+        return caller.operator() || jobId == job.id;
     }
 
     /** The installed jobs, for inspection. */
@@ -350,7 +370,7 @@ final class JobRegistry {
      *
      * @throws ControlException NOT_FOUND when there is no such job
      */
-    synchronized JobDetailResponse detail(JobDetailRequest request) {
+    synchronized JobDetailResponse detail(JobDetailRequest request, Caller caller) {
         Job job = switch (request.getJobCase()) {
             case JOB_NUMBER -> request.getJobNumber() >= 0 && request.getJobNumber() < byNumber.length
                     ? byNumber[request.getJobNumber()] : null;
@@ -363,8 +383,9 @@ final class JobRegistry {
                     + " on this switch; `switchml ctl jobs` lists the jobs there are");
         }
         boolean onSwitch = job.installed() && !job.aborted();
+        // The job id is its members' credential: shown to the operator only, never on a switch without a token.
         return JobViews.detail(job, onSwitch ? dataplane.slotBitmaps(job.number) : Optional.empty(),
-                request.getMaxSlotCopies());
+                request.getMaxSlotCopies(), caller.operator());
     }
 
     static String describe(JobParameters p) {

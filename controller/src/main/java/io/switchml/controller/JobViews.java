@@ -47,11 +47,15 @@ final class JobViews {
 
     /**
      * The job's detail: the controller's view, plus the switch's seen-bitmaps when it is on the
-     * switch ({@code bitmaps} present), listing at most {@code maxSlotCopies} slot copies.
+     * switch ({@code bitmaps} present), listing at most {@code maxSlotCopies} slot copies; the job id only
+     * {@code withId}.
      */
-    static JobDetailResponse detail(Job job, Optional<SlotBitmaps> bitmaps, int maxSlotCopies) {
-        JobDetailResponse.Builder b = JobDetailResponse.newBuilder().setJob(status(job)).setJobId(job.id)
+    static JobDetailResponse detail(Job job, Optional<SlotBitmaps> bitmaps, int maxSlotCopies, boolean withId) {
+        JobDetailResponse.Builder b = JobDetailResponse.newBuilder().setJob(status(job))
                 .addAllLeftRanks(job.left).addAllFailedRanks(job.failed);
+        if (withId) {
+            b.setJobId(job.id);
+        }
         if (job.aborted()) {
             b.setAbortedReason(job.abortReason);
         }

@@ -261,13 +261,13 @@ final class SpineLink implements AutoCloseable {
                 if (root < 0) {
                     channel.call("relay barrier #" + sequence + " of job '" + job.name + "' to the spine as " + describe(),
                             deadline, stub -> stub.barrier(BarrierRequest.newBuilder().setJobNumber(m.jobNumber)
-                                    .setRank(role.leafIndex()).setSequence(sequence).setTimeoutMs(timeoutMs).build()));
+                                    .setJobId(m.jobId).setRank(role.leafIndex()).setSequence(sequence).setTimeoutMs(timeoutMs).build()));
                     answer = new byte[0];
                 } else {
                     int rootLeaf = LeafRanks.leafOf(root, role.leaves(), job.workers());
                     answer = channel.call("relay broadcast #" + sequence + " of job '" + job.name + "' to the spine as "
                             + describe(), deadline, stub -> stub.broadcast(BroadcastRequest.newBuilder()
-                            .setJobNumber(m.jobNumber).setRank(role.leafIndex()).setRoot(rootLeaf).setSequence(sequence)
+                            .setJobNumber(m.jobNumber).setJobId(m.jobId).setRank(role.leafIndex()).setRoot(rootLeaf).setSequence(sequence)
                             .setValue(ByteString.copyFrom(value)).setTimeoutMs(timeoutMs).build())).getValue().toByteArray();
                 }
             } catch (ControlPlaneException e) {

@@ -41,7 +41,7 @@ class AuthorizationTest extends ControllerTestSupport {
     }
 
     private CompletableFuture<JoinResponse> joinAs(String secret, JoinRequest request) {
-        return async(() -> as(null, secret).withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS).join(request));
+        return async(() -> as(null, secret).withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS).join(request)).thenApply(ControllerTestSupport::remember);
     }
 
     /** Forms a two-rank job whose ranks present {@code secret}; returns rank 0's answer. */
@@ -106,7 +106,8 @@ class AuthorizationTest extends ControllerTestSupport {
         CompletableFuture<Object> b1 = async(() -> as(null, SECRET_A).barrier(barrier(number, 1, 1, LONG_TIMEOUT_MS)));
         get(b0);
         get(b1);
-        assertThat(as(null, SECRET_A).diagnose(DiagnoseRequest.newBuilder().setJobNumber(number).build()).getKnown()).isTrue();
+        assertThat(as(null, SECRET_A).diagnose(DiagnoseRequest.newBuilder().setJobNumber(number).setJobId(jobId(number))
+                .build()).getKnown()).isTrue();
         assertThat(as(OPERATOR, null).status(StatusRequest.getDefaultInstance()).getJobsList())
                 .extracting(j -> j.getJobName()).containsExactly("team-a");
         as(null, SECRET_A).leave(leave(number, 0));

@@ -24,7 +24,9 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -119,7 +121,23 @@ abstract class ControllerTestSupport {
     }
 
     CompletableFuture<JoinResponse> joinAsync(JoinRequest request) {
-        return async(() -> stub().join(request));
+        return async(() -> remember(stub().join(request)));
+    }
+
+    /**
+     * The job id each job number's last join returned: the members' credential, which {@link #leave},
+     * {@link #barrier} and {@link #broadcast} present as the job's ranks do. Tests run one after another.
+     */
+    private static final Map<Integer, Long> JOB_IDS = new ConcurrentHashMap<>();
+
+    static JoinResponse remember(JoinResponse joined) {
+        JOB_IDS.put(joined.getJobNumber(), joined.getJobId());
+        return joined;
+    }
+
+    /** The id the last join of job number {@code job} returned (0 if none did). */
+    static long jobId(int job) {
+        return JOB_IDS.getOrDefault(job, 0L);
     }
 
     /** Joins every request concurrently and returns the answers in request order. */
@@ -148,17 +166,17 @@ abstract class ControllerTestSupport {
     }
 
     static BarrierRequest barrier(int job, int rank, long sequence, int timeoutMs) {
-        return BarrierRequest.newBuilder().setJobNumber(job).setRank(rank).setSequence(sequence).setTimeoutMs(timeoutMs)
+        return BarrierRequest.newBuilder().setJobNumber(job).setJobId(jobId(job)).setRank(rank).setSequence(sequence).setTimeoutMs(timeoutMs)
                 .build();
     }
 
     static BroadcastRequest broadcast(int job, int rank, int root, long sequence, String value, int timeoutMs) {
-        return BroadcastRequest.newBuilder().setJobNumber(job).setRank(rank).setRoot(root).setSequence(sequence)
+        return BroadcastRequest.newBuilder().setJobNumber(job).setJobId(jobId(job)).setRank(rank).setRoot(root).setSequence(sequence)
                 .setValue(com.google.protobuf.ByteString.copyFromUtf8(value)).setTimeoutMs(timeoutMs).build();
     }
 
     static LeaveRequest leave(int job, int rank) {
-        return LeaveRequest.newBuilder().setJobNumber(job).setRank(rank).build();
+        return LeaveRequest.newBuilder().setJobNumber(job).setJobId(jobId(job)).setRank(rank).build();
     }
 
     static <T> T get(Future<T> future) {
@@ -238,6 +256,15 @@ abstract class ControllerTestSupport {
         long deadline = System.nanoTime() + CLIENT_DEADLINE_MS * 1_000_000;
         while (service.dataplane().counters().get(name) < atLeast) {
             assertThat(System.nanoTime()).as("counter %s reaches %d", name, atLeast).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    /** Waits until {@code count} ranks wait for their jobs to form. */
+    void awaitPendingJoins(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + CLIENT_DEADLINE_MS * 1_000_000;
+        while (service.pendingJoins() < count) {
+            assertThat(System.nanoTime()).as("%d ranks waiting to join", count).isLessThan(deadline);
             Thread.sleep(5);
         }
     }

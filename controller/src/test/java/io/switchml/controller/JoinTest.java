@@ -75,7 +75,7 @@ class JoinTest extends ControllerTestSupport {
 
     @Test
     void aSingleRankJobFormsAtOnce() {
-        JoinResponse response = stub().join(joinRequest("solo", 0, 1));
+        JoinResponse response = remember(stub().join(joinRequest("solo", 0, 1)));
         assertThat(service.dataplane().job(response.getJobNumber())).isPresent();
     }
 
@@ -136,17 +136,20 @@ class JoinTest extends ControllerTestSupport {
     }
 
     @Test
-    void sameRankJoiningTwiceWhileTheJobFormsIsAlreadyExists() {
-        JoinRequest rank0 = joinRequest("job", 0, 3);
-        CompletableFuture<JoinResponse> a = joinAsync(rank0);
-        CompletableFuture<JoinResponse> b = joinAsync(rank0);
-        CompletableFuture<JoinResponse> refused = firstToFinish(a, b) == 0 ? a : b;
-        CompletableFuture<JoinResponse> waiting = refused == a ? b : a;
-        assertStatus(failure(refused), Code.ALREADY_EXISTS, "rank 0 has already joined job 'job'");
+    void aSeatClaimedTwiceCancelsTheFormingJobForEveryWaitingRank() throws InterruptedException {
+        // Nothing tells the rightful rank 1 from a stranger: every waiting rank learns it at once, not at its timeout.
+        CompletableFuture<JoinResponse> rank0 = joinAsync(joinRequest("job", 0, 3));
+        CompletableFuture<JoinResponse> first = joinAsync(joinRequest("job", 1, 3));
+        awaitPendingJoins(2);
+        CompletableFuture<JoinResponse> second = joinAsync(joinRequest("job", 1, 3));
+        for (CompletableFuture<JoinResponse> call : List.of(rank0, first, second)) {
+            assertStatus(failure(call), Code.ALREADY_EXISTS, "rank 1 of job 'job' was claimed twice", "job secret");
+        }
 
-        // The first join of rank 0 still counts: the job forms with ranks 1 and 2.
-        List<JoinResponse> others = joinAll(List.of(joinRequest("job", 1, 3), joinRequest("job", 2, 3)));
-        assertThat(get(waiting).getJobNumber()).isEqualTo(others.get(0).getJobNumber());
+        // The name is free again: the job forms when each rank joins once.
+        List<JoinResponse> formed = joinAll(List.of(joinRequest("job", 0, 3), joinRequest("job", 1, 3),
+                joinRequest("job", 2, 3)));
+        assertThat(formed).extracting(JoinResponse::getJobNumber).containsOnly(formed.get(0).getJobNumber());
     }
 
     @Test
@@ -182,7 +185,7 @@ class JoinTest extends ControllerTestSupport {
 
         // The waiting rank is not disturbed: a matching rank completes the job.
         JobParameters waitingParameters = refused == 0 ? other : p;
-        JoinResponse last = stub().join(joinRequest("job", refused, waitingParameters, 40_000).build());
+        JoinResponse last = remember(stub().join(joinRequest("job", refused, waitingParameters, 40_000).build()));
         assertThat(get(refused == 0 ? b : a).getJobNumber()).isEqualTo(last.getJobNumber());
     }
 
@@ -206,7 +209,7 @@ class JoinTest extends ControllerTestSupport {
         int refused = firstToFinish(a, b);
         assertStatus(failure(refused == 0 ? a : b), Code.INVALID_ARGUMENT, "oneRoundElements=4096",
                 "oneRoundElements=0", "every worker of a job must be configured alike");
-        JoinResponse last = stub().join(joinRequest("job", refused, refused == 0 ? other : p, 40_000).build());
+        JoinResponse last = remember(stub().join(joinRequest("job", refused, refused == 0 ? other : p, 40_000).build()));
         assertThat(get(refused == 0 ? b : a).getJobNumber()).isEqualTo(last.getJobNumber());
     }
 

@@ -20,7 +20,7 @@ class SwitchmlJobNumbersTest extends ControllerTestSupport {
                         .setIpv4(0x7F00_0009).setPacketSize(PacketSize.MTU_256).build());
         assertThat(service.dataplane().job(0)).hasValueSatisfying(job -> assertThat(job.name()).isEqualTo("switchml-session-0"));
 
-        JoinResponse ours = stub().join(joinRequest("ours", 0, 1));
+        JoinResponse ours = remember(stub().join(joinRequest("ours", 0, 1)));
 
         assertThat(ours.getJobNumber()).isNotZero();
         assertThat(service.dataplane().job(ours.getJobNumber())).hasValueSatisfying(job -> assertThat(job.name()).isEqualTo("ours"));

@@ -180,7 +180,7 @@ class WatchTest extends ControllerTestSupport {
         int number = formJob("old", 2, 40_000);
         Thread.sleep(300);
         assertThat(service.dataplane().job(number)).isPresent();
-        assertThat(diagnose(number, 0).getInstalled()).isTrue();
+        assertThat(diagnose(number, jobId(number)).getInstalled()).isTrue();
     }
 
     @Test
@@ -189,8 +189,8 @@ class WatchTest extends ControllerTestSupport {
         int number = joined.getJobNumber();
         watch(channel, number, joined.getJobId(), 0);
         Watch twice = new Watch();
-        ControllerGrpc.newStub(channel).watch(WatchRequest.newBuilder().setJobNumber(number).setRank(0).build(),
-                observerOf(twice));
+        ControllerGrpc.newStub(channel).watch(WatchRequest.newBuilder().setJobNumber(number).setJobId(joined.getJobId())
+                .setRank(0).build(), observerOf(twice));
         assertStatus(Status.fromThrowable((Throwable) twice.next(5_000)), Code.ALREADY_EXISTS, "already watched");
         Watch otherRun = new Watch();
         ControllerGrpc.newStub(channel).watch(WatchRequest.newBuilder().setJobNumber(number).setRank(1)

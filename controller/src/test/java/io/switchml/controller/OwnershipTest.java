@@ -1,0 +1,62 @@
+package io.switchml.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.Status.Code;
+import io.switchml.controller.proto.DiagnoseRequest;
+import io.switchml.controller.proto.IssueJobSecretRequest;
+import io.switchml.controller.proto.JobDetailRequest;
+import io.switchml.controller.proto.LeaveRequest;
+import io.switchml.controller.proto.TransportReport;
+import io.switchml.controller.proto.WorkerTransport;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * On a switch without credentials a job still belongs to its ranks: a stranger who knows its number and
+ * ranks (from `switchml ctl jobs`) but not the job id its joins returned cannot end it, meet in it, report
+ * for it or read its id, and cannot issue secrets that would lock its future ranks out of a name.
+ */
+class OwnershipTest extends ControllerTestSupport {
+
+    @Test
+    void aStrangerCannotEndMeetInOrReportForAnotherJob() {
+        int number = formJob("victim", 2, 40_000);
+        LeaveRequest strangersLeave = LeaveRequest.newBuilder().setJobNumber(number).setRank(1).build();
+        assertFails(() -> stub().leave(strangersLeave), Code.PERMISSION_DENIED, "only by its own ranks");
+        assertFails(() -> stub().barrier(barrier(number, 0, 1, 1_000).toBuilder().setJobId(0).build()),
+                Code.PERMISSION_DENIED, "only by its own ranks");
+        assertFails(() -> stub().broadcast(broadcast(number, 0, 0, 1, "forged", 1_000).toBuilder().setJobId(0).build()),
+                Code.PERMISSION_DENIED, "only by its own ranks");
+        assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setRank(0)
+                .setTransport(WorkerTransport.getDefaultInstance()).build()), Code.PERMISSION_DENIED, "only by its own ranks");
+        assertThat(stub().diagnose(DiagnoseRequest.newBuilder().setJobNumber(number).build()).getKnown())
+                .as("a stranger learns nothing from Diagnose").isFalse();
+        assertThat(stub().jobDetail(JobDetailRequest.newBuilder().setJobNumber(number).build()).getJobId())
+                .as("the credential is never shown without the operator's token").isZero();
+
+        // The job is untouched: its ranks still meet, broadcast and leave with the id their join returned.
+        assertThat(service.dataplane().job(number)).isPresent();
+        CompletableFuture<Object> b0 = async(() -> stub().barrier(barrier(number, 0, 1, LONG_TIMEOUT_MS)));
+        CompletableFuture<Object> b1 = async(() -> stub().barrier(barrier(number, 1, 1, LONG_TIMEOUT_MS)));
+        get(b0);
+        get(b1);
+        List<CompletableFuture<String>> values = List.of(
+                async(() -> stub().broadcast(broadcast(number, 0, 0, 2, "real", LONG_TIMEOUT_MS)).getValue().toStringUtf8()),
+                async(() -> stub().broadcast(broadcast(number, 1, 0, 2, "", LONG_TIMEOUT_MS)).getValue().toStringUtf8()));
+        assertThat(values).allSatisfy(v -> assertThat(get(v)).isEqualTo("real"));
+        stub().leave(leave(number, 0));
+        stub().leave(leave(number, 1));
+        assertThat(service.dataplane().job(number)).isEmpty();
+    }
+
+    @Test
+    void aSwitchWithoutAnOperatorTokenIssuesNoSecrets() {
+        assertFails(() -> stub().issueJobSecret(IssueJobSecretRequest.newBuilder().setJobName("future").build()),
+                Code.PERMISSION_DENIED, "only the operator issues job secrets", "--operator-token-file");
+        // The name stays free for the job's own ranks.
+        int number = formJob("future", 2, 40_000);
+        assertThat(service.dataplane().job(number)).isPresent();
+    }
+}

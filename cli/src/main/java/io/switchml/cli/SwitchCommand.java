@@ -55,6 +55,12 @@ final class SwitchCommand implements Callable<Integer> {
                     + " runs (default: ${DEFAULT-VALUE}).")
     int poolSlots;
 
+    @Option(names = "--pool-bytes", paramLabel = "BYTES",
+            description = "Register memory of all jobs together (slots x (2 x packet payload + bitmaps) + one-round"
+                    + " staging); a job that does not fit gets a smaller window or is refused (default: half the heap"
+                    + " limit, -Xmx).")
+    Long poolBytes;
+
     @Option(names = "--job-quota", defaultValue = "0",
             description = "The most slots one job may hold; a job asking for more gets a smaller window (default: the"
                     + " whole pool).")
@@ -106,6 +112,9 @@ final class SwitchCommand implements Callable<Integer> {
                 .allowFaultInjection(allowFaultInjection)
                 .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop)
                 .poolSlots(poolSlots).jobQuotaSlots(jobQuota).oneRoundStagingBytes(oneRoundStaging);
+        if (poolBytes != null) {
+            config.poolBytes(poolBytes);
+        }
         ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
                 .switchmlSessions(SessionPolicy.parse(switchmlSessions));
         if ((tlsCert == null) != (tlsKey == null)) {

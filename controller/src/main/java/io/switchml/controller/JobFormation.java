@@ -205,7 +205,7 @@ final class JobFormation {
     private void joinSpine(Job job) {
         JobParameters p = job.parameters;
         try {
-            job.grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool());
+            job.grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), slotBytes(p), dataplane.slotPool());
         } catch (ControlException e) {
             refuse(job, e);
             return;
@@ -342,7 +342,7 @@ final class JobFormation {
             // A leaf's window is the spine's, so that slot numbers mean the same at both levels; two rounds
             // always, since quantizing needs the global maximum exponent first.
             grant = membership == null
-                    ? SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), dataplane.slotPool())
+                    ? SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), slotBytes(p), dataplane.slotPool())
                     : new SlotAdmission.Grant(membership.slotsPerThread,
                             job.grant.reduced() ? job.grant.reason() : membership.admission);
             JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
@@ -385,6 +385,11 @@ final class JobFormation {
         }
         job.joining.fail(error);
         byName.remove(job.name, job);
+    }
+
+    /** What admission charges per slot of a job with these parameters. */
+    private static long slotBytes(JobParameters p) {
+        return JobSpec.slotBytes(PayloadSize.ofElements(p.getElementsPerPacket()), p.getNumWorkers());
     }
 
     private static String describePeer(InetAddress peer) {

@@ -1,11 +1,14 @@
 package io.switchml.controller;
 
 import io.grpc.Status;
+import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.SlotPool;
 
 /**
  * Admission control: how many slots per thread (the window) a job gets from the switch's aggregator
- * pool when all its ranks have joined.
+ * pool when all its ranks have joined. Slots are counted in number and in register bytes
+ * ({@link JobSpec#slotBytes}: a slot of 60 KiB packets weighs 480 of 128 B), so what fits is the
+ * least of the free slots, the per-job quota and the free bytes over the job's slot size.
  *
  * <ul>
  *   <li>The job asks for threads x slotsPerThread slots. If that fits in the free pool and in the
@@ -43,21 +46,21 @@ final class SlotAdmission {
      *
      * @throws ControlException RESOURCE_EXHAUSTED when not even the minimum window fits
      */
-    static Grant grant(String jobName, int threads, int slotsPerThread, SlotPool pool) {
+    static Grant grant(String jobName, int threads, int slotsPerThread, long slotBytes, SlotPool pool) {
         long asked = (long) threads * slotsPerThread;
-        int grantable = Math.max(0, pool.grantableSlots());
+        int grantable = Math.max(0, pool.grantableSlots(slotBytes));
         if (asked <= grantable) {
             return new Grant(slotsPerThread, "");
         }
         int fitting = grantable / threads;
         int minimum = Math.min(MIN_SLOTS_PER_THREAD, slotsPerThread);
         String request = "job '" + jobName + "' asks for " + threads + " threads x " + slotsPerThread + " slots = "
-                + asked + " slots, but " + pool.describe();
+                + asked + " slots of " + slotBytes + " bytes, but " + pool.describe();
         if (fitting < minimum) {
             throw new ControlException(Status.RESOURCE_EXHAUSTED, request + "; not even " + minimum
                     + " slots per thread (" + (long) minimum * threads + " slots) are left for it. Wait for a job to end,"
-                    + " ask for fewer slots (slotsPerThread, threads), or start the switch with a larger --pool-slots"
-                    + " or --job-quota");
+                    + " ask for fewer slots (slotsPerThread, threads), or start the switch with a larger --pool-slots,"
+                    + " --pool-bytes or --job-quota");
         }
         return new Grant(fitting, request + "; it gets " + fitting + " slots per thread (" + (long) fitting * threads
                 + " slots) instead");

@@ -61,7 +61,7 @@ public final class AggregationSwitch implements AutoCloseable {
         Inet4Address address = resolve(settings.bindAddress());
         UdpTransport transport = UdpTransport.select(settings.nativeTransport());
         ControlPlane controlPlane = new ControlPlane(settings.poolSlots(), settings.jobQuotaSlots(),
-                settings.oneRoundStagingBytes());
+                settings.poolBytes(), settings.oneRoundStagingBytes());
         DropProbabilities dropProbabilities =
                 new DropProbabilities(settings.ingressDropProbability(), settings.egressDropProbability());
 

@@ -9,13 +9,15 @@ import java.util.Optional;
  * with one volatile read per packet and never take a lock.
  *
  * <p>It also keeps the aggregator pool's books: a job is installed only if its slots fit in the
- * free pool and the per-job quota, and it gives them back when it is removed. The check happens
+ * free pool and the per-job quota, and its register memory in the free bytes, and it gives them back
+ * when it is removed. The check happens
  * here, at installation, so that every way of installing a job (this project's controller,
  * SwitchML sessions) goes through it; the per-packet path never sees it.
  */
 final class ControlPlane {
     private final int poolSlots;
     private final int jobQuotaSlots;
+    private final long poolBytes;
     private final long oneRoundStagingBytes;
     private volatile SwitchTables tables = SwitchTables.EMPTY;
 
@@ -25,12 +27,13 @@ final class ControlPlane {
     }
 
     ControlPlane(int poolSlots, int jobQuotaSlots) {
-        this(poolSlots, jobQuotaSlots, SwitchConfig.DEFAULT_ONE_ROUND_STAGING_BYTES);
+        this(poolSlots, jobQuotaSlots, SwitchConfig.defaultPoolBytes(), SwitchConfig.DEFAULT_ONE_ROUND_STAGING_BYTES);
     }
 
-    ControlPlane(int poolSlots, int jobQuotaSlots, long oneRoundStagingBytes) {
+    ControlPlane(int poolSlots, int jobQuotaSlots, long poolBytes, long oneRoundStagingBytes) {
         this.poolSlots = poolSlots;
         this.jobQuotaSlots = jobQuotaSlots;
+        this.poolBytes = poolBytes;
         this.oneRoundStagingBytes = oneRoundStagingBytes;
     }
 
@@ -46,7 +49,8 @@ final class ControlPlane {
      *
      * @return the spec as installed
      *
-     * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota
+     * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota, or its
+     *                                     memory the free bytes
      * @throws IllegalStateException       when the job number is in use or one of its endpoints
      *                                     belongs to another job
      */
@@ -69,10 +73,10 @@ final class ControlPlane {
         }
         SwitchTables current = tables;
         SlotPool pool = slotPool(current);
-        if (spec.slots() > pool.grantableSlots()) {
-            throw new InsufficientSlotsException(spec, pool);
-        }
         JobSpec installed = spec.oneRoundStagingBytes() > oneRoundStagingBytes ? spec.withoutOneRound() : spec;
+        if (spec.slots() > pool.grantableSlots() || installed.memoryBytes() > pool.freeBytes()) {
+            throw new InsufficientSlotsException(installed, pool);
+        }
         tables = current.withJob(installed, uplink);
         return installed;
     }
@@ -88,7 +92,8 @@ final class ControlPlane {
     }
 
     private SlotPool slotPool(SwitchTables version) {
-        return new SlotPool(poolSlots, jobQuotaSlots, version.usedSlots(), version.jobCount());
+        return new SlotPool(poolSlots, jobQuotaSlots, version.usedSlots(), version.jobCount(), poolBytes,
+                version.usedBytes());
     }
 
     /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */

@@ -1,8 +1,8 @@
 package io.switchml.dataplane;
 
 /**
- * A job was not installed because it asks for more slots than the switch's aggregator pool can
- * give it now (see {@link SlotPool#grantableSlots()}). Nothing changed on the switch.
+ * A job was not installed because it asks for more slots, or register memory, than the switch's
+ * aggregator pool can give it now (see {@link SlotPool#grantableSlots(long)}). Nothing changed on the switch.
  */
 public final class InsufficientSlotsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -11,8 +11,9 @@ public final class InsufficientSlotsException extends RuntimeException {
 
     InsufficientSlotsException(JobSpec spec, SlotPool pool) {
         super("job " + spec.jobNumber() + " '" + spec.name() + "' asks for " + spec.threads() + " threads x "
-                + spec.slotsPerThread() + " slots = " + spec.slots() + " slots, but " + pool.describe()
-                + ", so at most " + Math.max(0, pool.grantableSlots()) + " can be given now");
+                + spec.slotsPerThread() + " slots = " + spec.slots() + " slots (" + spec.memoryBytes() + " bytes), but "
+                + pool.describe() + ", so at most " + Math.max(0, pool.grantableSlots(JobSpec.slotBytes(spec.size(),
+                spec.workers()))) + " can be given now");
         this.pool = pool;
         this.requestedSlots = spec.slots();
     }

@@ -113,6 +113,21 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
         return slotsPerThread * threads;
     }
 
+    /**
+     * Register memory of one slot of a job of {@code workers} with packets of {@code size}: two copies of k
+     * int32 sums, exponents, a seen-bitmap of ceil(n / 64) longs and a counter, plus the round checker's
+     * entries. What admission charges per slot (see {@link SlotPool}).
+     */
+    public static long slotBytes(PayloadSize size, int workers) {
+        long bitmapBytes = (long) Long.BYTES * ((workers + Long.SIZE - 1) / Long.SIZE);
+        return 2L * ((long) size.elements() * Integer.BYTES + bitmapBytes + 16);
+    }
+
+    /** The job's register memory: its slots, and its one-round staging. */
+    public long memoryBytes() {
+        return slots() * slotBytes(size, workers()) + oneRoundStagingBytes();
+    }
+
     /** Values the switch stages per contribution to one slot: {@code min(k, oneRoundElements)}; 0 without the mode. */
     public int oneRoundStagingElements() {
         return Math.min(size.elements(), oneRoundElements);

@@ -46,6 +46,7 @@ public final class SwitchConfig {
     /** 0: the whole pool. */
     private int jobQuotaSlots;
     private long oneRoundStagingBytes = DEFAULT_ONE_ROUND_STAGING_BYTES;
+    private long poolBytes = defaultPoolBytes();
 
     /** A config with every default. */
     public SwitchConfig() {
@@ -174,6 +175,31 @@ public final class SwitchConfig {
     }
 
     /**
+     * The default register memory of all jobs together: half of the JVM's heap limit, so that jobs asking
+     * for large packets and many slots are refused with a clear error instead of exhausting the heap.
+     */
+    public static long defaultPoolBytes() {
+        return Runtime.getRuntime().maxMemory() / 2;
+    }
+
+    /**
+     * Register memory, in bytes, of all jobs together (slots x {@link JobSpec#slotBytes} plus one-round
+     * staging); admission gives a job that does not fit a smaller window, or refuses it. Default: half
+     * the heap limit ({@link #defaultPoolBytes()}).
+     */
+    public SwitchConfig poolBytes(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("pool bytes " + bytes + " must be at least 1");
+        }
+        this.poolBytes = bytes;
+        return this;
+    }
+
+    public long poolBytes() {
+        return poolBytes;
+    }
+
+    /**
      * The most slots one job may hold, 1..{@link #poolSlots}; 0 (the default) means the whole pool.
      * Keeps one job from taking the pool from the others.
      */
@@ -227,7 +253,7 @@ public final class SwitchConfig {
         return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
                 .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots)
-                .oneRoundStagingBytes(oneRoundStagingBytes).allowFaultInjection(allowFaultInjection);
+                .oneRoundStagingBytes(oneRoundStagingBytes).poolBytes(poolBytes).allowFaultInjection(allowFaultInjection);
     }
 
     @Override
@@ -235,7 +261,7 @@ public final class SwitchConfig {
         return "SwitchConfig{bindAddress=" + bindAddress + ", basePort=" + basePort + ", portCount=" + portCount
                 + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
                 + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + ", poolSlots="
-                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", oneRoundStagingBytes=" + oneRoundStagingBytes
+                + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", poolBytes=" + poolBytes + ", oneRoundStagingBytes=" + oneRoundStagingBytes
                 + ", allowFaultInjection=" + allowFaultInjection + "}";
     }
 }

@@ -9,22 +9,25 @@ import io.switchml.protocol.ProtocolConstants;
  */
 final class SwitchTables {
     static final SwitchTables EMPTY = new SwitchTables(WorkerTable.EMPTY, UplinkTable.EMPTY,
-            new InstalledJob[ProtocolConstants.MAX_JOBS], 0, 0);
+            new InstalledJob[ProtocolConstants.MAX_JOBS], 0, 0, 0);
 
     private final WorkerTable workers;
     /** Where the spines of leaf jobs send from (docs/ARCHITECTURE.md section 9). */
     private final UplinkTable uplinks;
     /** jobs[jobNumber], null where none is installed. Never written after construction. */
     private final InstalledJob[] jobs;
-    /** Slots the installed jobs hold together, and how many jobs: the pool accounting of this version. */
+    /** Slots and register bytes the installed jobs hold together, and how many jobs: this version's pool accounting. */
     private final int usedSlots;
+    private final long usedBytes;
     private final int jobCount;
 
-    private SwitchTables(WorkerTable workers, UplinkTable uplinks, InstalledJob[] jobs, int usedSlots, int jobCount) {
+    private SwitchTables(WorkerTable workers, UplinkTable uplinks, InstalledJob[] jobs, int usedSlots, long usedBytes,
+                         int jobCount) {
         this.workers = workers;
         this.uplinks = uplinks;
         this.jobs = jobs;
         this.usedSlots = usedSlots;
+        this.usedBytes = usedBytes;
         this.jobCount = jobCount;
     }
 
@@ -43,6 +46,10 @@ final class SwitchTables {
 
     int usedSlots() {
         return usedSlots;
+    }
+
+    long usedBytes() {
+        return usedBytes;
     }
 
     int jobCount() {
@@ -65,7 +72,8 @@ final class SwitchTables {
         UplinkTable newUplinks = uplink == null ? uplinks : uplinks.withJob(spec.jobNumber(), uplink);
         InstalledJob[] newJobs = jobs.clone();
         newJobs[spec.jobNumber()] = new InstalledJob(spec, uplink);
-        return new SwitchTables(newWorkers, newUplinks, newJobs, usedSlots + spec.slots(), jobCount + 1);
+        return new SwitchTables(newWorkers, newUplinks, newJobs, usedSlots + spec.slots(), usedBytes + spec.memoryBytes(),
+                jobCount + 1);
     }
 
     /** This version without the job of that number (the same version when there is none). */
@@ -77,6 +85,7 @@ final class SwitchTables {
         InstalledJob[] newJobs = jobs.clone();
         newJobs[jobNumber] = null;
         UplinkTable newUplinks = job.uplinkSpec() == null ? uplinks : uplinks.withoutJob(job.uplinkSpec());
-        return new SwitchTables(workers.withoutJob(job.spec()), newUplinks, newJobs, usedSlots - job.slots(), jobCount - 1);
+        return new SwitchTables(workers.withoutJob(job.spec()), newUplinks, newJobs, usedSlots - job.slots(),
+                usedBytes - job.spec().memoryBytes(), jobCount - 1);
     }
 }

@@ -284,7 +284,7 @@ class SwitchProgramOneRoundTest {
 
     @Test
     void stagingOverTheSwitchsLimitInstallsTheJobWithoutTheMode() {
-        ControlPlane small = new ControlPlane(1000, 1000, 1024);
+        ControlPlane small = new ControlPlane(1000, 1000, 1L << 30, 1024);
         JobSpec plain = TestJobs.job(1, 4, SIZE, 4, 1, true);
         JobSpec asked = new JobSpec(1, "big", SIZE, 4, 1, plain.endpoints(), true, K); // 4 slots x 4 x 32 x 4 B = 2 KiB
         JobSpec installed = small.installJob(asked);

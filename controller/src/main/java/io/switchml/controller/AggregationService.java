@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,15 +44,19 @@ public final class AggregationService implements AutoCloseable {
     private final SwitchmlSessions sessions;
     private final Server server;
     private final ScheduledExecutorService timer;
+    /** Runs the controller's calls: a fixed number of threads (see {@link ControllerSecurity#callThreads()}). */
+    private final ExecutorService calls;
     private final List<String> exposureWarnings;
 
     private AggregationService(AggregationSwitch dataplane, JobRegistry registry, SwitchmlSessions sessions,
-                               Server server, ScheduledExecutorService timer, List<String> exposureWarnings) {
+                               Server server, ScheduledExecutorService timer, ExecutorService calls,
+                               List<String> exposureWarnings) {
         this.dataplane = dataplane;
         this.registry = registry;
         this.sessions = sessions;
         this.server = server;
         this.timer = timer;
+        this.calls = calls;
         this.exposureWarnings = exposureWarnings;
     }
 
@@ -86,6 +91,12 @@ public final class AggregationService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        // A fixed pool: a flood of calls queues instead of growing the controller's threads (gRPC's default grows).
+        ExecutorService calls = Executors.newFixedThreadPool(security.callThreads(), r -> {
+            Thread t = new Thread(r, "switchml-controller-call");
+            t.setDaemon(true);
+            return t;
+        });
         try {
             String bind = dataplane.bindAddress().getHostAddress();
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
@@ -101,6 +112,7 @@ public final class AggregationService implements AutoCloseable {
                     SwitchmlServices.WAIT_MS).stream().map(d -> ServerInterceptors.intercept(d, sessionAccess)).toList();
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
                             credentials(security))
+                    .executor(calls)
                     .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
                     .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
@@ -112,10 +124,11 @@ public final class AggregationService implements AutoCloseable {
             LOG.debug("controller listening on {} ({})", server.getListenSockets(), security);
             List<String> warnings = ExposureWarnings.of(controllerBind, security);
             warnings.forEach(w -> LOG.warn("security: {}", w));
-            return new AggregationService(dataplane, registry, sessions, server, timer, warnings);
+            return new AggregationService(dataplane, registry, sessions, server, timer, calls, warnings);
         } catch (IOException | RuntimeException e) {
             dataplane.close();
             timer.shutdownNow();
+            calls.shutdownNow();
             throw new IllegalStateException("cannot start the controller on " + controllerBind + ":" + controllerPort
                     + ": " + rootMessage(e) + (controllerPort == ProtocolConstants.CONTROLLER_TCP_PORT
                     ? " (is another switch running? pick another port with --controller-port)" : ""), e);
@@ -187,6 +200,7 @@ public final class AggregationService implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         timer.shutdownNow();
+        calls.shutdownNow();
         dataplane.close();
     }
 }

@@ -21,6 +21,13 @@ public final class ControllerSecurity {
     public static final int DEFAULT_JOIN_BURST_PER_PEER = 1024;
     /** Barrier or broadcast calls of one job waiting at once (distinct sequence numbers). */
     public static final int DEFAULT_MAX_MEETINGS_PER_JOB = 1024;
+    /**
+     * The longest a join waits for its job's other ranks, whatever timeout it asks for: a waiting join
+     * holds a place in the per-peer and global caps, so a flood of them must not hold those for an hour.
+     */
+    public static final int DEFAULT_MAX_JOIN_WAIT_MS = 600_000;
+    /** Threads that run the controller's calls; waiting calls (joins, barriers) hold none. */
+    public static final int DEFAULT_CALL_THREADS = 16;
 
     private Path tlsCertificate;
     private Path tlsKey;
@@ -33,6 +40,8 @@ public final class ControllerSecurity {
     private int joinsPerSecondPerPeer = DEFAULT_JOINS_PER_SECOND_PER_PEER;
     private int joinBurstPerPeer = DEFAULT_JOIN_BURST_PER_PEER;
     private int maxMeetingsPerJob = DEFAULT_MAX_MEETINGS_PER_JOB;
+    private int maxJoinWaitMs = DEFAULT_MAX_JOIN_WAIT_MS;
+    private int callThreads = DEFAULT_CALL_THREADS;
 
     /** The defaults: plaintext, no tokens. */
     public ControllerSecurity() {
@@ -92,6 +101,26 @@ public final class ControllerSecurity {
     public ControllerSecurity maxMeetingsPerJob(int meetings) {
         this.maxMeetingsPerJob = positive(meetings, "maxMeetingsPerJob");
         return this;
+    }
+
+    /** The longest a join waits for the other ranks of its job, in milliseconds (its own timeout, if shorter). */
+    public ControllerSecurity maxJoinWaitMs(int millis) {
+        this.maxJoinWaitMs = positive(millis, "maxJoinWaitMs");
+        return this;
+    }
+
+    /** Threads that run the controller's calls. */
+    public ControllerSecurity callThreads(int threads) {
+        this.callThreads = positive(threads, "callThreads");
+        return this;
+    }
+
+    public int maxJoinWaitMs() {
+        return maxJoinWaitMs;
+    }
+
+    public int callThreads() {
+        return callThreads;
     }
 
     public boolean tlsEnabled() {
@@ -178,6 +207,7 @@ public final class ControllerSecurity {
                 + ", operatorToken=" + (operatorTokenSet() ? "set" : "none") + ", requireJobSecrets=" + requireJobSecrets
                 + ", switchmlSessions=" + switchmlSessions + ", maxPendingJoins=" + maxPendingJoins
                 + ", maxPendingJoinsPerPeer=" + maxPendingJoinsPerPeer + ", joinsPerSecondPerPeer=" + joinsPerSecondPerPeer
-                + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob + "}";
+                + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob
+                + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + "}";
     }
 }

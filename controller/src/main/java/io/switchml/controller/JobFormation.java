@@ -160,14 +160,15 @@ final class JobFormation {
             }
         };
         job.joinPeers.put(rank, caller.peer());
-        job.joinTimeoutMs = Math.max(job.joinTimeoutMs, request.getTimeoutMs());
+        int waitMs = Math.min(request.getTimeoutMs(), security.maxJoinWaitMs());
+        job.joinTimeoutMs = Math.max(job.joinTimeoutMs, waitMs);
         if (request.getWatch()) {
             job.watchGraceMs.put(rank, request.getTimeoutMs());
         } else {
             job.watchGraceMs.remove(rank);
         }
         boolean complete = job.joining.arrive(rank, endpoint, waiter,
-                timer.schedule(() -> expireJoin(joining, rank), request.getTimeoutMs(), TimeUnit.MILLISECONDS));
+                timer.schedule(() -> expireJoin(joining, rank), waitMs, TimeUnit.MILLISECONDS));
         if (complete) {
             if (spine == null) {
                 install(job, null);

@@ -121,6 +121,17 @@ public final class AggregationService implements AutoCloseable {
                     .addServices(switchml)
                     .build()
                     .start();
+            long idleNanos = TimeUnit.MILLISECONDS.toNanos(security.jobIdleTimeoutMs());
+            long checkEvery = Math.max(100, security.jobIdleTimeoutMs() / 4);
+            timer.scheduleWithFixedDelay(() -> {
+                try {
+                    long now = System.nanoTime();
+                    registry.reclaimIdle(now, idleNanos);
+                    sessions.reclaimIdle(now, idleNanos);
+                } catch (RuntimeException e) {
+                    LOG.error("the idle-job check failed; it runs again in {} ms", checkEvery, e); // a throw would stop it
+                }
+            }, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
             LOG.debug("controller listening on {} ({})", server.getListenSockets(), security);
             List<String> warnings = ExposureWarnings.of(controllerBind, security);
             warnings.forEach(w -> LOG.warn("security: {}", w));

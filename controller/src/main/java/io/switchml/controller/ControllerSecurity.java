@@ -26,6 +26,11 @@ public final class ControllerSecurity {
      * holds a place in the per-peer and global caps, so a flood of them must not hold those for an hour.
      */
     public static final int DEFAULT_MAX_JOIN_WAIT_MS = 600_000;
+    /**
+     * A job of which no rank made a call and no packet reached the switch for this long is reclaimed.
+     * A live worker reports its transport every second; SwitchML's workers send packets.
+     */
+    public static final int DEFAULT_JOB_IDLE_TIMEOUT_MS = 600_000;
     /** Threads that run the controller's calls; waiting calls (joins, barriers) hold none. */
     public static final int DEFAULT_CALL_THREADS = 16;
 
@@ -42,6 +47,7 @@ public final class ControllerSecurity {
     private int maxMeetingsPerJob = DEFAULT_MAX_MEETINGS_PER_JOB;
     private int maxJoinWaitMs = DEFAULT_MAX_JOIN_WAIT_MS;
     private int callThreads = DEFAULT_CALL_THREADS;
+    private int jobIdleTimeoutMs = DEFAULT_JOB_IDLE_TIMEOUT_MS;
 
     /** The defaults: plaintext, no tokens. */
     public ControllerSecurity() {
@@ -113,6 +119,16 @@ public final class ControllerSecurity {
     public ControllerSecurity callThreads(int threads) {
         this.callThreads = positive(threads, "callThreads");
         return this;
+    }
+
+    /** How long a job (or SwitchML session) may go without a call or a packet of any rank before it is reclaimed. */
+    public ControllerSecurity jobIdleTimeoutMs(int millis) {
+        this.jobIdleTimeoutMs = positive(millis, "jobIdleTimeoutMs");
+        return this;
+    }
+
+    public int jobIdleTimeoutMs() {
+        return jobIdleTimeoutMs;
     }
 
     public int maxJoinWaitMs() {
@@ -208,6 +224,7 @@ public final class ControllerSecurity {
                 + ", switchmlSessions=" + switchmlSessions + ", maxPendingJoins=" + maxPendingJoins
                 + ", maxPendingJoinsPerPeer=" + maxPendingJoinsPerPeer + ", joinsPerSecondPerPeer=" + joinsPerSecondPerPeer
                 + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob
-                + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + "}";
+                + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + ", jobIdleTimeoutMs="
+                + jobIdleTimeoutMs + "}";
     }
 }

@@ -122,6 +122,21 @@ final class JobLiveness implements SpineLink.Events {
     }
 
     /**
+     * Ends a running job whose ranks all went silent (see {@code JobRegistry.reclaimIdle}): off the switch,
+     * waiting calls failed, and any watch still open told why. Called with the registry's lock held.
+     */
+    void reclaim(Job job, String reason) {
+        if (!running(job)) {
+            return;
+        }
+        end(job, reason, Status.ABORTED);
+        JobEvent event = failedEvent(job);
+        job.watches.values().forEach(w -> w.event(event));
+        LOG.warn("{}", abortDescription(job));
+        forgetIfDone(job);
+    }
+
+    /**
      * Declares a rank dead: removes the job from the switch, fails waiting barriers and broadcasts
      * and tells every other rank's watch. The job stays known by number until no watch is left.
      */

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
@@ -334,6 +335,7 @@ final class JobRegistry {
                     + "' is not one of this leaf's ranks " + job.firstRank + ".." + (job.firstRank + job.ranks() - 1)));
             return null;
         }
+        job.lastActiveNanos = System.nanoTime(); // a member call: the job is alive
         return job;
     }
 
@@ -344,6 +346,28 @@ final class JobRegistry {
      */
     private static boolean isMember(Job job, long jobId, Caller caller) {
         return caller.operator() || jobId == job.id;
+    }
+
+    /**
+     * Ends every running job of which no rank made a call and no packet reached the switch for
+     * {@code idleNanos}: dead members whose watch was off (or whose switch never heard them go) would
+     * otherwise hold their slots and job number for good. A live worker reports its transport every
+     * second, so only jobs without a live member are reclaimed.
+     */
+    synchronized void reclaimIdle(long now, long idleNanos) {
+        for (Job job : byNumber) {
+            if (job == null || !job.installed() || job.aborted()) {
+                continue;
+            }
+            int activity = dataplane.activity(job.number).orElse(job.lastActivity);
+            if (activity != job.lastActivity) {
+                job.lastActivity = activity;
+                job.lastActiveNanos = now;
+            } else if (now - job.lastActiveNanos > idleNanos) {
+                liveness.reclaim(job, "no rank made a call and no packet reached the switch for "
+                        + TimeUnit.NANOSECONDS.toSeconds(idleNanos) + " s (its ranks are gone); the switch reclaimed it");
+            }
+        }
     }
 
     /** The installed jobs, for inspection. */

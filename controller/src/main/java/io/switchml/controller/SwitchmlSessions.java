@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * SwitchML's UDP sessions (service Session of switchml.proto). SwitchML's workers never wait in
@@ -68,6 +69,9 @@ final class SwitchmlSessions {
         final TreeMap<Integer, InetAddress> ranks = new TreeMap<>();
         /** The job number on the switch; -1 while ranks are still registering. */
         int jobNumber = -1;
+        /** When a rank last registered or a packet of the session last reached the switch (see {@link #reclaimIdle}). */
+        long lastActiveNanos = System.nanoTime();
+        int lastActivity;
 
         Session(long id, long order, int workers, PayloadSize size) {
             this.id = id;
@@ -189,6 +193,7 @@ final class SwitchmlSessions {
             sessions.put(id, session);
         }
         session.ranks.put(rank, address);
+        session.lastActiveNanos = System.nanoTime();
         LOG.debug("SwitchML {}: rank {} registered with IPv4 {}", session.name(), rank, address.getHostAddress());
         if (session.ranks.size() == session.workers) {
             install(session);
@@ -289,6 +294,33 @@ final class SwitchmlSessions {
     private static String tooSmall() {
         return " (a SwitchML session needs all " + ProtocolConstants.MAX_SLOTS
                 + " slots of the pool index; its window cannot be made smaller)";
+    }
+
+    /**
+     * Forgets every session, forming or installed, that no rank registered in and no packet of reached
+     * the switch for {@code idleNanos}: SwitchML's workers never leave, so a session whose run ended
+     * would otherwise hold its 16 384 slots until a newer run replaced it.
+     *
+     * @return how many were reclaimed
+     */
+    synchronized int reclaimIdle(long now, long idleNanos) {
+        List<Session> idle = new ArrayList<>();
+        for (Session session : sessions.values()) {
+            int activity = session.installed() ? dataplane.activity(session.jobNumber).orElse(session.lastActivity)
+                    : session.lastActivity;
+            if (activity != session.lastActivity) {
+                session.lastActivity = activity;
+                session.lastActiveNanos = now;
+            } else if (now - session.lastActiveNanos > idleNanos) {
+                idle.add(session);
+            }
+        }
+        for (Session session : idle) {
+            LOG.warn("SwitchML {} reclaimed: no rank registered and no packet reached the switch for {} s",
+                    session.describe(), TimeUnit.NANOSECONDS.toSeconds(idleNanos));
+            remove(session);
+        }
+        return idle.size();
     }
 
     /** Forgets the session and takes its job, if installed, off the switch. */

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,6 +153,15 @@ public final class AggregationSwitch implements AutoCloseable {
     /** The installed job with this number, if any. */
     public Optional<JobSpec> job(int jobNumber) {
         return controlPlane.job(jobNumber);
+    }
+
+    /**
+     * A number that changes while the job's workers send it valid packets (no count: read it twice and
+     * compare); empty when the job is not installed. For the controller's idle check.
+     */
+    public OptionalInt activity(int jobNumber) {
+        InstalledJob job = jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS ? controlPlane.installedJob(jobNumber) : null;
+        return job == null ? OptionalInt.empty() : OptionalInt.of(job.activity());
     }
 
     /**

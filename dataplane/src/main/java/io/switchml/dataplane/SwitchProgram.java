@@ -54,6 +54,7 @@ final class SwitchProgram {
         }
 
         InstalledJob job = metadata.job;
+        job.active();
         AggregationPacket aggregation = metadata.packet;
         int set = metadata.set;
         int slot = metadata.slot;

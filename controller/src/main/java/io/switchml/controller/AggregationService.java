@@ -105,7 +105,7 @@ public final class AggregationService implements AutoCloseable {
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
             ServerServiceDefinition controller = ServerInterceptors.intercept(
-                    new ControllerService(registry, dataplane, announced, joinLimiter),
+                    new ControllerService(registry, sessions, dataplane, announced, joinLimiter),
                     new ControllerAuthenticator(security.operatorTokenDigest()));
             SessionAccess sessionAccess = new SessionAccess(security.switchmlSessions());
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,

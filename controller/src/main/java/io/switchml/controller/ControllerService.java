@@ -33,6 +33,7 @@ import java.util.function.Supplier;
 /** The gRPC face of the controller: turns requests into {@link JobRegistry} calls and back. */
 final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final JobRegistry registry;
+    private final SwitchmlSessions sessions;
     private final AggregationSwitch dataplane;
     private final String announcedAddress;
     private final DropSimulatorControl dropSimulator;
@@ -42,9 +43,10 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * @param announcedAddress the dataplane address told to workers; empty when the switch listens on
      *                         every address, in which case workers use the controller's host
      */
-    ControllerService(JobRegistry registry, AggregationSwitch dataplane, String announcedAddress,
+    ControllerService(JobRegistry registry, SwitchmlSessions sessions, AggregationSwitch dataplane, String announcedAddress,
                       PeerRateLimiter joinLimiter) {
         this.registry = registry;
+        this.sessions = sessions;
         this.dataplane = dataplane;
         this.announcedAddress = announcedAddress;
         this.dropSimulator = new DropSimulatorControl(dataplane);
@@ -116,6 +118,11 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
+        if (Caller.current().operator() && sessions.end(request.getJobNumber())) {
+            observer.onNext(LeaveResponse.getDefaultInstance()); // the operator ends a SwitchML session
+            observer.onCompleted();
+            return;
+        }
         if (request.getRelayOnly()) {
             registry.relayLeft(request.getJobNumber(), request.getJobId(), request.getRank(), request.getRelayedRank(),
                     request.getOperations(), Caller.current(), reply(observer, v -> LeaveResponse.getDefaultInstance()));
@@ -136,6 +143,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
     public void status(StatusRequest request, StreamObserver<StatusResponse> observer) {
         StatusResponse response = StatusResponse.newBuilder()
                 .addAllJobs(registry.jobs())
+                .addAllJobs(sessions.statuses())
                 .addAllFormingJobs(registry.formingJobs())
                 .putAllCounters(dataplane.counters())
                 .setDropProbabilities(dropSimulator.current())

@@ -2,6 +2,9 @@ package io.switchml.controller;
 
 import io.grpc.Status;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
+import io.switchml.controller.proto.JobParameters;
+import io.switchml.controller.proto.JobStatus;
+import io.switchml.controller.proto.WorkerStatus;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
@@ -323,6 +326,48 @@ final class SwitchmlSessions {
         return idle.size();
     }
 
+    /**
+     * The installed sessions as jobs, for `switchml ctl jobs` and Status: SwitchML's workers hold no job
+     * name, so each is named for its session id, and matched by address on any port.
+     */
+    synchronized List<JobStatus> statuses() {
+        List<JobStatus> all = new ArrayList<>();
+        for (Session session : sessions.values()) {
+            if (!session.installed()) {
+                continue;
+            }
+            JobStatus.Builder b = JobStatus.newBuilder().setJobNumber(session.jobNumber).setJobName(jobName(session))
+                    .setInstalled(true).setParameters(JobParameters.newBuilder().setNumWorkers(session.workers)
+                            .setElementsPerPacket(session.size.elements()).setSlotsPerThread(ProtocolConstants.MAX_SLOTS)
+                            .setThreads(1));
+            session.ranks.forEach((rank, address) -> {
+                b.addWorkers("rank " + rank + " " + address.getHostAddress() + " any port (SwitchML)");
+                b.addEndpoints(WorkerStatus.newBuilder().setRank(rank).setAddress(address.getHostAddress()));
+            });
+            all.add(b.build());
+        }
+        return all;
+    }
+
+    /**
+     * Ends the installed session whose job has this number (the operator's Leave: SwitchML's workers never
+     * leave themselves). Returns false when no session has it.
+     */
+    synchronized boolean end(int jobNumber) {
+        for (Session session : sessions.values()) {
+            if (session.installed() && session.jobNumber == jobNumber) {
+                LOG.info("SwitchML {} ended by the operator", session.describe());
+                remove(session);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String jobName(Session session) {
+        return "switchml-session-" + Long.toUnsignedString(session.id);
+    }
+
     /** Forgets the session and takes its job, if installed, off the switch. */
     private void remove(Session session) {
         sessions.remove(session.id, session);
@@ -343,7 +388,7 @@ final class SwitchmlSessions {
         List<WorkerEndpoint> endpoints = new ArrayList<>();
         session.ranks.values().forEach(address -> endpoints.add(WorkerEndpoint.matchedByAddress(address)));
         try {
-            dataplane.installJob(new JobSpec(number, "switchml-session-" + Long.toUnsignedString(session.id), session.size,
+            dataplane.installJob(new JobSpec(number, jobName(session), session.size,
                     ProtocolConstants.MAX_SLOTS, 1, endpoints, false));
         } catch (InsufficientSlotsException e) {
             throw refuse(session, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused " + session.name() + ": "

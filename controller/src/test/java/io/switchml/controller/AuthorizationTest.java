@@ -3,6 +3,9 @@ package io.switchml.controller;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.MetadataUtils;
+import io.switchml.controller.compat.proto.PacketSize;
+import io.switchml.controller.compat.proto.SessionGrpc;
+import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.controller.proto.DiagnoseRequest;
 import io.switchml.controller.proto.IssueJobSecretRequest;
@@ -128,6 +131,28 @@ class AuthorizationTest extends ControllerTestSupport {
         assertFails(() -> as(OPERATOR, null).issueJobSecret(IssueJobSecretRequest.newBuilder().setJobName("issued").build()),
                 Status.Code.FAILED_PRECONDITION, "running");
         as(null, issued).leave(leave(joined.getJobNumber(), 0));
+    }
+
+    @Test
+    void switchmlSessionsAreListedAndTheOperatorCanEndThem() {
+        // SwitchML's own protocol (left on here) carries no credentials; its sessions count like any job.
+        assertThat(SessionGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).udpSession(
+                UdpSessionRequest.newBuilder().setSessionId(9).setRank(0).setNumWorkers(1).setIpv4(0x7F00_0001)
+                        .setPacketSize(PacketSize.MTU_256).build()).getSessionId()).isEqualTo(9);
+        assertThat(as(OPERATOR, null).status(StatusRequest.getDefaultInstance()).getJobsList())
+                .singleElement().satisfies(j -> {
+                    assertThat(j.getJobName()).isEqualTo("switchml-session-9");
+                    assertThat(j.getJobNumber()).isEqualTo(9);
+                    assertThat(j.getWorkersList()).containsExactly("rank 0 127.0.0.1 any port (SwitchML)");
+                });
+        assertThat(service.dataplane().slotPool().usedSlots()).isPositive();
+
+        assertFails(() -> as(null, SECRET_A).leave(leave(9, 0)), Status.Code.NOT_FOUND, "no job number 9");
+        assertThat(service.dataplane().job(9)).isPresent();
+        as(OPERATOR, null).leave(leave(9, 0));
+        assertThat(service.dataplane().job(9)).isEmpty();
+        assertThat(service.dataplane().slotPool().usedSlots()).isZero();
+        assertThat(as(OPERATOR, null).status(StatusRequest.getDefaultInstance()).getJobsList()).isEmpty();
     }
 
     private void awaitForming(String job) {

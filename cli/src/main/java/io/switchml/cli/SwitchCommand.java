@@ -61,6 +61,12 @@ final class SwitchCommand implements Callable<Integer> {
                     + " limit, -Xmx).")
     Long poolBytes;
 
+    @Option(names = "--tenant-quota-bytes", paramLabel = "BYTES",
+            description = "Register memory the running jobs of one tenant (the source address of a job's first join)"
+                    + " may hold together; beyond it a job gets a smaller window or is refused (default: no limit"
+                    + " beyond --pool-bytes).")
+    Long tenantQuotaBytes;
+
     @Option(names = "--job-quota", defaultValue = "0",
             description = "The most slots one job may hold; a job asking for more gets a smaller window (default: the"
                     + " whole pool).")
@@ -117,6 +123,9 @@ final class SwitchCommand implements Callable<Integer> {
         }
         ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
                 .switchmlSessions(SessionPolicy.parse(switchmlSessions));
+        if (tenantQuotaBytes != null) {
+            security.tenantQuotaBytes(tenantQuotaBytes);
+        }
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together");
         }

@@ -48,6 +48,7 @@ public final class ControllerSecurity {
     private int maxJoinWaitMs = DEFAULT_MAX_JOIN_WAIT_MS;
     private int callThreads = DEFAULT_CALL_THREADS;
     private int jobIdleTimeoutMs = DEFAULT_JOB_IDLE_TIMEOUT_MS;
+    private long tenantQuotaBytes = Long.MAX_VALUE;
 
     /** The defaults: plaintext, no tokens. */
     public ControllerSecurity() {
@@ -125,6 +126,22 @@ public final class ControllerSecurity {
     public ControllerSecurity jobIdleTimeoutMs(int millis) {
         this.jobIdleTimeoutMs = positive(millis, "jobIdleTimeoutMs");
         return this;
+    }
+
+    /**
+     * The most register memory (see {@code JobSpec.memoryBytes}) the running jobs of one tenant may hold
+     * together; a tenant is the source address of a job's first join. Default: no limit beyond the pool's.
+     */
+    public ControllerSecurity tenantQuotaBytes(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("tenantQuotaBytes must be at least 1, not " + bytes);
+        }
+        this.tenantQuotaBytes = bytes;
+        return this;
+    }
+
+    public long tenantQuotaBytes() {
+        return tenantQuotaBytes;
     }
 
     public int jobIdleTimeoutMs() {
@@ -225,6 +242,6 @@ public final class ControllerSecurity {
                 + ", maxPendingJoinsPerPeer=" + maxPendingJoinsPerPeer + ", joinsPerSecondPerPeer=" + joinsPerSecondPerPeer
                 + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob
                 + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + ", jobIdleTimeoutMs="
-                + jobIdleTimeoutMs + "}";
+                + jobIdleTimeoutMs + ", tenantQuotaBytes=" + tenantQuotaBytes + "}";
     }
 }

@@ -46,6 +46,8 @@ final class Job {
     final byte[] secretDigest;
     /** The address each joining rank's call came from (null where unknown), to cap what one peer may hold. */
     final Map<Integer, java.net.InetAddress> joinPeers = new HashMap<>();
+    /** Whose quota of register memory the job counts against: its first join's source address; null: none (the operator). */
+    java.net.InetAddress tenant;
     /** Each rank's latest transport report and when it arrived (System.nanoTime()), in rank order. */
     final Map<Integer, TransportReports.Received> transport = new TreeMap<>();
 

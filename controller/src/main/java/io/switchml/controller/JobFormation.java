@@ -120,6 +120,7 @@ final class JobFormation {
                 job = new Job(name, request.getParameters(), secret, LeafRanks.firstRank(role.leafIndex(), role.leaves(), n),
                         LeafRanks.rankCount(role.leafIndex(), role.leaves(), n));
             }
+            job.tenant = caller.operator() ? null : caller.peer();
             byName.put(name, job);
         } else if (!job.parameters.equals(request.getParameters())) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins job '" + name
@@ -206,7 +207,8 @@ final class JobFormation {
     private void joinSpine(Job job) {
         JobParameters p = job.parameters;
         try {
-            job.grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), slotBytes(p), dataplane.slotPool());
+            job.grant = SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), slotBytes(p), dataplane.slotPool(),
+                    tenantOf(job));
         } catch (ControlException e) {
             refuse(job, e);
             return;
@@ -343,7 +345,8 @@ final class JobFormation {
             // A leaf's window is the spine's, so that slot numbers mean the same at both levels; two rounds
             // always, since quantizing needs the global maximum exponent first.
             grant = membership == null
-                    ? SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), slotBytes(p), dataplane.slotPool())
+                    ? SlotAdmission.grant(job.name, p.getThreads(), p.getSlotsPerThread(), slotBytes(p), dataplane.slotPool(),
+                    tenantOf(job))
                     : new SlotAdmission.Grant(membership.slotsPerThread,
                             job.grant.reduced() ? job.grant.reason() : membership.admission);
             JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
@@ -387,6 +390,20 @@ final class JobFormation {
         }
         job.joining.fail(error);
         byName.remove(job.name, job);
+    }
+
+    /** The job's tenant and the register memory its other running jobs leave it (see {@link SlotAdmission.Tenant}). */
+    private SlotAdmission.Tenant tenantOf(Job job) {
+        if (job.tenant == null) {
+            return SlotAdmission.Tenant.UNLIMITED;
+        }
+        long used = 0;
+        for (Job other : byNumber) {
+            if (other != null && other != job && job.tenant.equals(other.tenant) && other.installed() && !other.aborted()) {
+                used += dataplane.job(other.number).map(JobSpec::memoryBytes).orElse(0L);
+            }
+        }
+        return new SlotAdmission.Tenant(job.tenant.getHostAddress(), security.tenantQuotaBytes() - used);
     }
 
     /** What admission charges per slot of a job with these parameters. */

@@ -47,20 +47,36 @@ final class SlotAdmission {
      * @throws ControlException RESOURCE_EXHAUSTED when not even the minimum window fits
      */
     static Grant grant(String jobName, int threads, int slotsPerThread, long slotBytes, SlotPool pool) {
+        return grant(jobName, threads, slotsPerThread, slotBytes, pool, Tenant.UNLIMITED);
+    }
+
+    /**
+     * Whose jobs share a quota of register memory (the source address of a job's first join: the one thing
+     * known of every caller), and how many more bytes its jobs may hold.
+     */
+    record Tenant(String name, long freeBytes) {
+        static final Tenant UNLIMITED = new Tenant("", Long.MAX_VALUE);
+    }
+
+    /** As {@link #grant(String, int, int, long, SlotPool)}, within the tenant's quota too. */
+    static Grant grant(String jobName, int threads, int slotsPerThread, long slotBytes, SlotPool pool, Tenant tenant) {
         long asked = (long) threads * slotsPerThread;
-        int grantable = Math.max(0, pool.grantableSlots(slotBytes));
+        int poolGrantable = Math.max(0, pool.grantableSlots(slotBytes));
+        int grantable = (int) Math.min(poolGrantable, Math.max(0, tenant.freeBytes()) / Math.max(1, slotBytes));
         if (asked <= grantable) {
             return new Grant(slotsPerThread, "");
         }
         int fitting = grantable / threads;
         int minimum = Math.min(MIN_SLOTS_PER_THREAD, slotsPerThread);
         String request = "job '" + jobName + "' asks for " + threads + " threads x " + slotsPerThread + " slots = "
-                + asked + " slots of " + slotBytes + " bytes, but " + pool.describe();
+                + asked + " slots of " + slotBytes + " bytes, but " + (grantable < poolGrantable
+                ? "its tenant " + tenant.name() + " may hold only " + Math.max(0, tenant.freeBytes()) + " more bytes of"
+                + " register memory (--tenant-quota-bytes)" : pool.describe());
         if (fitting < minimum) {
             throw new ControlException(Status.RESOURCE_EXHAUSTED, request + "; not even " + minimum
                     + " slots per thread (" + (long) minimum * threads + " slots) are left for it. Wait for a job to end,"
                     + " ask for fewer slots (slotsPerThread, threads), or start the switch with a larger --pool-slots,"
-                    + " --pool-bytes or --job-quota");
+                    + " --pool-bytes, --tenant-quota-bytes or --job-quota");
         }
         return new Grant(fitting, request + "; it gets " + fitting + " slots per thread (" + (long) fitting * threads
                 + " slots) instead");

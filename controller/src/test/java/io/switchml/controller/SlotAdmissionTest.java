@@ -19,6 +19,16 @@ class SlotAdmissionTest {
     }
 
     @Test
+    void aTenantGetsWhatItsQuotaLeavesIt() {
+        SlotAdmission.Tenant tenant = new SlotAdmission.Tenant("10.0.0.7", 40 * SLOT);
+        SlotAdmission.Grant grant = SlotAdmission.grant("t", 2, 64, SLOT, pool(1000, 1000, 0, 0), tenant);
+        assertThat(grant.slotsPerThread()).isEqualTo(20);
+        assertThat(grant.reason()).contains("its tenant 10.0.0.7 may hold only " + 40 * SLOT + " more bytes");
+        assertThatThrownBy(() -> SlotAdmission.grant("t", 2, 64, SLOT, pool(1000, 1000, 0, 0),
+                new SlotAdmission.Tenant("10.0.0.7", 10 * SLOT))).hasMessageContaining("--tenant-quota-bytes");
+    }
+
+    @Test
     void memoryCanBeWhatDecides() {
         // 1000 free slots of 256 B, but bytes for 100 slots of 60 KiB only: 50 per thread.
         long big = JobSpec.slotBytes(PayloadSize.B61440, 2);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * nor holds its caps for longer than {@link ControllerSecurity#maxJoinWaitMs()}, and a legitimate job
  * forms meanwhile.
  */
-class JoinFloodTest extends ControllerTestSupport {
+class WaitingJoinsFloodTest extends ControllerTestSupport {
     private static final int FLOOD = 1_000;
     private static final int MAX_JOIN_WAIT_MS = 3_000;
 

@@ -24,7 +24,12 @@ public final class SwitchMlCommand implements Runnable {
     }
 
     static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new SwitchMlCommand());
+        return commandLine(new SwitchMlCommand());
+    }
+
+    /** The command line of a root command, with the errors of a command's run printed as one line. */
+    static CommandLine commandLine(Object root) {
+        CommandLine cl = new CommandLine(root);
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName(" ") + ": " + e.getMessage());
             return 1;

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A switch with mutual TLS, an operator token and required job secrets, set up with `switchml
  * certs`: ctl and workers with the right credentials get through; a plaintext client, a client
- * without a certificate, one trusting another CA, and ctl without the token are refused.
+ * without a certificate, one trusting another CA, one with another CA's certificate and ctl without the
+ * token are refused, each told which of its settings to change.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TlsAndTokensTest {
@@ -98,17 +99,28 @@ class TlsAndTokensTest {
     void wrongOrMissingCredentialsAreRefused() {
         Run plaintext = ctl(List.of("--token-file", certs.resolve("operator.token").toString()), "jobs");
         assertThat(plaintext.exitCode()).as("plaintext against TLS").isNotZero();
-        assertThat(plaintext.err()).contains("cannot reach the controller");
+        assertThat(plaintext.err()).contains("cannot reach the controller at " + controller)
+                .contains("If it serves TLS, set --tls-ca (and --tls-cert and --tls-key if it requires client certificates)");
 
         List<String> noClientCertificate = List.of("--tls-ca", certs.resolve("ca.pem").toString(),
                 "--token-file", certs.resolve("operator.token").toString());
         Run anonymous = ctl(noClientCertificate, "jobs");
         assertThat(anonymous.exitCode()).as("no client certificate (mutual TLS)").isNotZero();
-        assertThat(anonymous.err()).contains("cannot reach the controller");
+        assertThat(anonymous.err()).contains("the switch at " + controller + " refused the TLS handshake: it requires a"
+                + " client certificate signed by its client CA").contains("set --tls-cert and --tls-key");
 
         Run otherCa = ctl(operator(otherCerts), "jobs");
         assertThat(otherCa.exitCode()).as("a client of another CA, trusting another CA").isNotZero();
-        assertThat(otherCa.err()).contains("cannot reach the controller");
+        assertThat(otherCa.err()).contains("the switch at " + controller + " presented a certificate this client does not"
+                + " trust").contains("is it signed by the CA in --tls-ca");
+
+        List<String> otherClientCertificate = List.of("--tls-ca", certs.resolve("ca.pem").toString(),
+                "--tls-cert", otherCerts.resolve("client.pem").toString(),
+                "--tls-key", otherCerts.resolve("client-key.pem").toString());
+        Run stranger = ctl(otherClientCertificate, "jobs");
+        assertThat(stranger.exitCode()).as("a client certificate of another CA").isNotZero();
+        assertThat(stranger.err()).contains("the switch at " + controller + " refused the TLS handshake")
+                .contains("it did not accept the client certificate in --tls-cert");
 
         Run noToken = ctl(tls(certs), "jobs");
         assertThat(noToken.exitCode()).isNotZero();
@@ -118,6 +130,17 @@ class TlsAndTokensTest {
                 "jobs");
         assertThat(wrongToken.exitCode()).isNotZero();
         assertThat(wrongToken.err()).contains("operator token presented is wrong");
+    }
+
+    @Test
+    void aWorkerWithoutAClientCertificateIsToldWhichSettingsToSet() {
+        SwitchMLConfig anonymous = SwitchMLConfig.builder().controller(controller).job("tls-job").workers(1).rank(0)
+                .joinTimeout(Duration.ofSeconds(10)).tlsCa(certs.resolve("ca.pem")).build();
+        assertThatThrownBy(() -> SwitchMLContext.connect(anonymous))
+                .hasStackTraceContaining("cannot join job 'tls-job' as rank 0: the switch at " + controller
+                        + " refused the TLS handshake: it requires a client certificate signed by its client CA (mutual"
+                        + " TLS, the switch's --tls-client-ca), and this client presented none; set switchml.tlsCert and"
+                        + " switchml.tlsKey");
     }
 
     @Test

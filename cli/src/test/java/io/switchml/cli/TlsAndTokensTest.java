@@ -6,6 +6,8 @@ import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.MetricsOptions;
+import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,9 +15,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -130,6 +144,62 @@ class TlsAndTokensTest {
                 "jobs");
         assertThat(wrongToken.exitCode()).isNotZero();
         assertThat(wrongToken.err()).contains("operator token presented is wrong");
+    }
+
+    @Test
+    void metricsOverTlsAnswerOnlyTheScraperWithTheToken() throws Exception {
+        String token = SecretFiles.read(certs.resolve("operator.token"), "token");
+        MetricsOptions options = new MetricsOptions("127.0.0.1", 0).bearerToken(token)
+                .tls(certs.resolve("server.pem"), certs.resolve("server-key.pem"));
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, options)) {
+            URI url = URI.create("https://127.0.0.1:" + metrics.port() + "/metrics");
+            HttpClient trusting = HttpClient.newBuilder().sslContext(trusting(certs.resolve("ca.pem")))
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> anonymous = trusting.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(anonymous.statusCode()).isEqualTo(401);
+            List<Socket> stalled = new ArrayList<>();
+            try {
+                // Handshakes that stop after the record header: each holds a server thread until the request time limit.
+                for (int i = 0; i < 4; i++) {
+                    Socket socket = new Socket("127.0.0.1", metrics.port());
+                    socket.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00});
+                    stalled.add(socket);
+                }
+                HttpResponse<String> scraped = trusting.send(HttpRequest.newBuilder(url).header("Authorization", "Bearer " + token)
+                        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(scraped.statusCode()).isEqualTo(200);
+                assertThat(scraped.body()).contains("switchml_packets_received_total");
+            } finally {
+                for (Socket socket : stalled) {
+                    socket.close();
+                }
+            }
+
+            HttpClient otherCa = HttpClient.newBuilder().sslContext(trusting(otherCerts.resolve("ca.pem")))
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            assertThatThrownBy(() -> otherCa.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString())).as("a scraper that does not trust the switch's CA")
+                    .isInstanceOf(SSLHandshakeException.class);
+            URI plain = URI.create("http://127.0.0.1:" + metrics.port() + "/metrics");
+            assertThatThrownBy(() -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(plain).header("Authorization",
+                    "Bearer " + token).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()))
+                    .as("plain HTTP to the HTTPS endpoint").isInstanceOf(IOException.class);
+        }
+    }
+
+    /** A TLS context that trusts the CA in this PEM file only. */
+    private static SSLContext trusting(Path ca) throws Exception {
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        try (InputStream in = Files.newInputStream(ca)) {
+            trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context;
     }
 
     @Test

@@ -1,6 +1,7 @@
 """This rank's switchml agent: start-up, and all-reduces through its shared memory and socket.
 
-The agent (``switchml agent``, Java) creates a file under /dev/shm that both processes map. For each
+The agent (``switchml agent``, Java) creates a file under /dev/shm that both processes map (mode 0600 from
+its creation: the tensors are this user's alone; the socket's directory is mkdtemp's, 0700). For each
 all-reduce this side copies the tensor into a free region of it, sends ``R ID OFFSET COUNT OP TYPE``
 over the Unix-domain socket, and the agent reduces those bytes in place; on ``D ID`` (completions
 come in request order) the result is copied back. Regions are handed out as a ring, since they are

@@ -26,6 +26,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +59,8 @@ class AgentTest {
         int n = 2;
         List<CompletableFuture<Integer>> runs = start(algorithm, n);
         joinAll();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("shm-0"))))
+                .as("the shared memory is its user's alone").isEqualTo("rw-------");
         int[] sizes = {3000, 1, 70000};
         long[] offsets = {0, 16384, 32768};
         for (Client c : clients) {

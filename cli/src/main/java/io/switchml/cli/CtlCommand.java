@@ -4,6 +4,7 @@ import io.switchml.client.SecretFiles;
 import io.switchml.control.ControlChannel;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
+import io.switchml.control.TlsSettingNames;
 import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import io.switchml.protocol.ProtocolConstants;
@@ -68,7 +69,7 @@ final class CtlCommand implements Runnable {
                 : System.getenv(TOKEN_VARIABLE) != null && !System.getenv(TOKEN_VARIABLE).isBlank()
                 ? System.getenv(TOKEN_VARIABLE).trim() : null;
         return ControlChannel.open(ControllerAddress.parse(controller),
-                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null), null, "", false);
+                new ControllerCredentials(tlsCa, tlsCert, tlsKey, token, null), TlsSettingNames.CTL, null, "", false);
     }
 
     /** The deadline of every call (--timeout). */

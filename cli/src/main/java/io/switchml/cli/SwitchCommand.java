@@ -3,6 +3,7 @@ package io.switchml.cli;
 import io.switchml.client.SecretFiles;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.MetricsOptions;
 import io.switchml.controller.SessionPolicy;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
@@ -46,9 +47,28 @@ final class SwitchCommand implements Callable<Integer> {
     double egressDrop;
 
     @Option(names = "--metrics-port", paramLabel = "PORT",
-            description = "Serve Prometheus metrics on http://CONTROLLER-BIND:PORT/metrics (0 picks a free port, printed"
+            description = "Serve Prometheus metrics on http://METRICS-BIND:PORT/metrics (0 picks a free port, printed"
                     + " before the ready line; default: off).")
     Integer metricsPort;
+
+    @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = MetricsOptions.DEFAULT_BIND,
+            description = "Address the metrics endpoint listens on (default: ${DEFAULT-VALUE}, this host only; 0.0.0.0 for"
+                    + " every address).")
+    String metricsBind;
+
+    @Option(names = "--metrics-token-file", paramLabel = "FILE",
+            description = "File holding the bearer token (first line) every scrape must send as `Authorization: Bearer"
+                    + " TOKEN` (Prometheus: authorization.credentials_file); default: none.")
+    Path metricsTokenFile;
+
+    @Option(names = "--metrics-tls",
+            description = "Serve the metrics over HTTPS with the controller's --tls-cert and --tls-key.")
+    boolean metricsTls;
+
+    @Option(names = "--metrics-job-names",
+            description = "Label the per-job metrics with the job's name as well as its number (default: the number only;"
+                    + " names are otherwise shown only to the operator).")
+    boolean metricsJobNames;
 
     @Option(names = "--pool-slots", defaultValue = "" + SwitchConfig.DEFAULT_POOL_SLOTS,
             description = "Aggregator slots of all jobs together; a job holds threads x slots-per-thread of them while it"
@@ -138,10 +158,11 @@ final class SwitchCommand implements Callable<Integer> {
         if (operatorTokenFile != null) {
             security.operatorToken(SecretFiles.read(operatorTokenFile, "--operator-token-file"));
         }
+        MetricsOptions metricsOptions = metricsOptions();
         AggregationService service = AggregationService.start(config, controllerBind, controllerPort, security, leaf.role());
         SwitchMetrics metrics;
         try {
-            metrics = metricsPort == null ? null : SwitchMetrics.start(service, controllerBind, metricsPort);
+            metrics = metricsOptions == null ? null : SwitchMetrics.start(service, metricsOptions);
         } catch (RuntimeException e) {
             service.close();
             throw e;
@@ -153,7 +174,8 @@ final class SwitchCommand implements Callable<Integer> {
             service.close();
         }, "switchml-shutdown"));
         if (metrics != null) {
-            System.out.println("switchml switch metrics: http://" + controllerBind + ":" + metrics.port() + "/metrics");
+            System.out.println("switchml switch metrics: " + (metricsTls ? "https" : "http") + "://" + metricsBind + ":"
+                    + metrics.port() + "/metrics");
         }
         System.out.println("switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
                 + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports())
@@ -161,5 +183,28 @@ final class SwitchCommand implements Callable<Integer> {
         System.out.flush();
         service.awaitTermination();
         return 0;
+    }
+
+    /** The metrics endpoint's options; null when it is off (no --metrics-port). */
+    private MetricsOptions metricsOptions() {
+        if (metricsPort == null) {
+            if (metricsTokenFile != null || metricsTls || metricsJobNames) {
+                throw new IllegalArgumentException("--metrics-token-file, --metrics-tls and --metrics-job-names configure"
+                        + " the metrics endpoint, which --metrics-port turns on");
+            }
+            return null;
+        }
+        MetricsOptions options = new MetricsOptions(metricsBind, metricsPort).jobNames(metricsJobNames);
+        if (metricsTokenFile != null) {
+            options.bearerToken(SecretFiles.read(metricsTokenFile, "--metrics-token-file"));
+        }
+        if (metricsTls) {
+            if (tlsCert == null) {
+                throw new IllegalArgumentException("--metrics-tls serves the metrics with the controller's certificate:"
+                        + " set --tls-cert and --tls-key");
+            }
+            options.tls(tlsCert, tlsKey);
+        }
+        return options;
     }
 }

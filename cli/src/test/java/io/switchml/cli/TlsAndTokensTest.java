@@ -6,6 +6,8 @@ import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.MetricsOptions;
+import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,9 +15,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A switch with mutual TLS, an operator token and required job secrets, set up with `switchml
  * certs`: ctl and workers with the right credentials get through; a plaintext client, a client
- * without a certificate, one trusting another CA, and ctl without the token are refused.
+ * without a certificate, one trusting another CA, one with another CA's certificate and ctl without the
+ * token are refused, each told which of its settings to change.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TlsAndTokensTest {
@@ -98,17 +113,28 @@ class TlsAndTokensTest {
     void wrongOrMissingCredentialsAreRefused() {
         Run plaintext = ctl(List.of("--token-file", certs.resolve("operator.token").toString()), "jobs");
         assertThat(plaintext.exitCode()).as("plaintext against TLS").isNotZero();
-        assertThat(plaintext.err()).contains("cannot reach the controller");
+        assertThat(plaintext.err()).contains("cannot reach the controller at " + controller)
+                .contains("If it serves TLS, set --tls-ca (and --tls-cert and --tls-key if it requires client certificates)");
 
         List<String> noClientCertificate = List.of("--tls-ca", certs.resolve("ca.pem").toString(),
                 "--token-file", certs.resolve("operator.token").toString());
         Run anonymous = ctl(noClientCertificate, "jobs");
         assertThat(anonymous.exitCode()).as("no client certificate (mutual TLS)").isNotZero();
-        assertThat(anonymous.err()).contains("cannot reach the controller");
+        assertThat(anonymous.err()).contains("the switch at " + controller + " refused the TLS handshake: it requires a"
+                + " client certificate signed by its client CA").contains("set --tls-cert and --tls-key");
 
         Run otherCa = ctl(operator(otherCerts), "jobs");
         assertThat(otherCa.exitCode()).as("a client of another CA, trusting another CA").isNotZero();
-        assertThat(otherCa.err()).contains("cannot reach the controller");
+        assertThat(otherCa.err()).contains("the switch at " + controller + " presented a certificate this client does not"
+                + " trust").contains("is it signed by the CA in --tls-ca");
+
+        List<String> otherClientCertificate = List.of("--tls-ca", certs.resolve("ca.pem").toString(),
+                "--tls-cert", otherCerts.resolve("client.pem").toString(),
+                "--tls-key", otherCerts.resolve("client-key.pem").toString());
+        Run stranger = ctl(otherClientCertificate, "jobs");
+        assertThat(stranger.exitCode()).as("a client certificate of another CA").isNotZero();
+        assertThat(stranger.err()).contains("the switch at " + controller + " refused the TLS handshake")
+                .contains("it did not accept the client certificate in --tls-cert");
 
         Run noToken = ctl(tls(certs), "jobs");
         assertThat(noToken.exitCode()).isNotZero();
@@ -118,6 +144,73 @@ class TlsAndTokensTest {
                 "jobs");
         assertThat(wrongToken.exitCode()).isNotZero();
         assertThat(wrongToken.err()).contains("operator token presented is wrong");
+    }
+
+    @Test
+    void metricsOverTlsAnswerOnlyTheScraperWithTheToken() throws Exception {
+        String token = SecretFiles.read(certs.resolve("operator.token"), "token");
+        MetricsOptions options = new MetricsOptions("127.0.0.1", 0).bearerToken(token)
+                .tls(certs.resolve("server.pem"), certs.resolve("server-key.pem"));
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, options)) {
+            URI url = URI.create("https://127.0.0.1:" + metrics.port() + "/metrics");
+            HttpClient trusting = HttpClient.newBuilder().sslContext(trusting(certs.resolve("ca.pem")))
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> anonymous = trusting.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(anonymous.statusCode()).isEqualTo(401);
+            List<Socket> stalled = new ArrayList<>();
+            try {
+                // Handshakes that stop after the record header: each holds a server thread until the request time limit.
+                for (int i = 0; i < 4; i++) {
+                    Socket socket = new Socket("127.0.0.1", metrics.port());
+                    socket.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00});
+                    stalled.add(socket);
+                }
+                HttpResponse<String> scraped = trusting.send(HttpRequest.newBuilder(url).header("Authorization", "Bearer " + token)
+                        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(scraped.statusCode()).isEqualTo(200);
+                assertThat(scraped.body()).contains("switchml_packets_received_total");
+            } finally {
+                for (Socket socket : stalled) {
+                    socket.close();
+                }
+            }
+
+            HttpClient otherCa = HttpClient.newBuilder().sslContext(trusting(otherCerts.resolve("ca.pem")))
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            assertThatThrownBy(() -> otherCa.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString())).as("a scraper that does not trust the switch's CA")
+                    .isInstanceOf(SSLHandshakeException.class);
+            URI plain = URI.create("http://127.0.0.1:" + metrics.port() + "/metrics");
+            assertThatThrownBy(() -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(plain).header("Authorization",
+                    "Bearer " + token).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()))
+                    .as("plain HTTP to the HTTPS endpoint").isInstanceOf(IOException.class);
+        }
+    }
+
+    /** A TLS context that trusts the CA in this PEM file only. */
+    private static SSLContext trusting(Path ca) throws Exception {
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        try (InputStream in = Files.newInputStream(ca)) {
+            trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context;
+    }
+
+    @Test
+    void aWorkerWithoutAClientCertificateIsToldWhichSettingsToSet() {
+        SwitchMLConfig anonymous = SwitchMLConfig.builder().controller(controller).job("tls-job").workers(1).rank(0)
+                .joinTimeout(Duration.ofSeconds(10)).tlsCa(certs.resolve("ca.pem")).build();
+        assertThatThrownBy(() -> SwitchMLContext.connect(anonymous))
+                .hasStackTraceContaining("cannot join job 'tls-job' as rank 0: the switch at " + controller
+                        + " refused the TLS handshake: it requires a client certificate signed by its client CA (mutual"
+                        + " TLS, the switch's --tls-client-ca), and this client presented none; set switchml.tlsCert and"
+                        + " switchml.tlsKey");
     }
 
     @Test

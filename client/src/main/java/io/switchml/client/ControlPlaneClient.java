@@ -7,6 +7,7 @@ import io.grpc.stub.StreamObserver;
 import io.switchml.control.ControlChannel;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
+import io.switchml.control.TlsSettingNames;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
@@ -41,6 +42,9 @@ final class ControlPlaneClient implements AutoCloseable {
      * it). A controller process that dies is seen at once.
      */
     static final int KEEPALIVE_TIME_SECONDS = 10;
+    /** A worker's TLS settings, named in the error of a refused handshake. */
+    private static final TlsSettingNames WORKER_TLS = new TlsSettingNames(SwitchMLConfig.Key.TLS_CA.property(),
+            SwitchMLConfig.Key.TLS_CERT.property(), SwitchMLConfig.Key.TLS_KEY.property());
 
     /** Where a watch's events go; called on a gRPC thread. */
     interface WatchListener {
@@ -53,7 +57,7 @@ final class ControlPlaneClient implements AutoCloseable {
     private final ControlChannel channel;
 
     ControlPlaneClient(ControllerAddress address, ControllerCredentials credentials) {
-        this.channel = ControlChannel.open(address, credentials, Duration.ofSeconds(KEEPALIVE_TIME_SECONDS),
+        this.channel = ControlChannel.open(address, credentials, WORKER_TLS, Duration.ofSeconds(KEEPALIVE_TIME_SECONDS),
                 "are all workers started?", true);
     }
 

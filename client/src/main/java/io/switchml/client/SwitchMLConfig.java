@@ -3,6 +3,7 @@ package io.switchml.client;
 import io.switchml.api.SwitchUnavailableException;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
+import io.switchml.control.JobNames;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 
@@ -197,6 +198,10 @@ public final class SwitchMLConfig {
         failoverDetection = millis(Key.FAILOVER_DETECTION_MS, 1, Integer.MAX_VALUE);
         fallback = Fallback.parse(string(Key.FALLBACK));
         job = string(Key.JOB);
+        String badJob = JobNames.problem(job);
+        if (badJob != null) {
+            throw new IllegalArgumentException(Key.JOB.property() + " " + badJob);
+        }
         jobSecret = readJobSecret();
         tlsCa = string(Key.TLS_CA);
         tlsCert = string(Key.TLS_CERT);

@@ -101,6 +101,17 @@ class SwitchMLConfigTest {
     }
 
     @Test
+    void theJobNameIsCheckedBeforeConnectingByTheControllersRule() {
+        // The same rule as the controller's (JobNames), so a worker learns of a bad name before it dials anything.
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).job("train\u202Egnp").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("switchml.job has the unprintable character U+202E at index 5");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).job("x".repeat(201)).build())
+                .hasMessage("switchml.job must have 1..200 characters");
+        assertThat(SwitchMLConfig.builder().rank(0).workers(1).job("résumé 训练 🚀").build().job()).isEqualTo("résumé 训练 🚀");
+    }
+
+    @Test
     void theLaunchersHomePropertyIsNoWorkerSetting() {
         String saved = System.getProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY);
         System.setProperty(SwitchMLConfig.LAUNCHER_HOME_PROPERTY, "/opt/switchml");

@@ -8,6 +8,7 @@ import io.switchml.api.ControlPlaneException;
 import io.switchml.controller.proto.ControllerGrpc;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -19,13 +20,17 @@ import java.util.function.Function;
 public final class ControlChannel implements AutoCloseable {
     private final ControllerAddress address;
     private final ManagedChannel channel;
+    private final ControllerCredentials credentials;
+    private final TlsSettingNames tlsNames;
     private final String silenceHint;
     private final boolean refusalsNameTheCall;
 
-    private ControlChannel(ControllerAddress address, ManagedChannel channel, String silenceHint,
-                           boolean refusalsNameTheCall) {
+    private ControlChannel(ControllerAddress address, ManagedChannel channel, ControllerCredentials credentials,
+                           TlsSettingNames tlsNames, String silenceHint, boolean refusalsNameTheCall) {
         this.address = address;
         this.channel = channel;
+        this.credentials = credentials;
+        this.tlsNames = tlsNames;
         this.silenceHint = silenceHint;
         this.refusalsNameTheCall = refusalsNameTheCall;
     }
@@ -36,18 +41,19 @@ public final class ControlChannel implements AutoCloseable {
      * @param keepAlive   when not null, the connection is pinged this often while a call is open and closed
      *                    when a ping is not answered within the same time again (ends long-lived calls to a
      *                    controller host that vanished silently)
+     * @param tlsNames    what this client calls its TLS files, for an error of the TLS handshake
      * @param silenceHint what to suggest when the controller does not answer in time ("" for nothing)
      * @param refusalsNameTheCall whether a refusal's message starts with the call ("cannot join job ...: reason",
      *                    for workers) or is the controller's reason alone (for a command whose name already says it)
      */
-    public static ControlChannel open(ControllerAddress address, ControllerCredentials credentials, Duration keepAlive,
-                                      String silenceHint, boolean refusalsNameTheCall) {
+    public static ControlChannel open(ControllerAddress address, ControllerCredentials credentials, TlsSettingNames tlsNames,
+                                      Duration keepAlive, String silenceHint, boolean refusalsNameTheCall) {
         ManagedChannelBuilder<?> builder = credentials.channelBuilder(address);
         if (keepAlive != null) {
             builder.keepAliveTime(keepAlive.toMillis(), TimeUnit.MILLISECONDS)
                     .keepAliveTimeout(keepAlive.toMillis() / 2, TimeUnit.MILLISECONDS);
         }
-        return new ControlChannel(address, builder.build(), silenceHint, refusalsNameTheCall);
+        return new ControlChannel(address, builder.build(), credentials, tlsNames, silenceHint, refusalsNameTheCall);
     }
 
     public ControllerAddress address() {
@@ -79,9 +85,7 @@ public final class ControlChannel implements AutoCloseable {
         String reason = status.getDescription();
         String cannot = "cannot " + what + ": ";
         return switch (status.getCode()) {
-            case UNAVAILABLE -> cannot + "cannot reach the controller at " + address + " (" + rootMessage(status)
-                    + "); is `switchml switch` running there, with that controller port? If it serves TLS,"
-                    + " do the CA, certificate and key match its certificates?";
+            case UNAVAILABLE -> cannot + unreachable(status);
             // The controller ends a wait it enforces itself with its own reason; gRPC's own says "deadline exceeded".
             case DEADLINE_EXCEEDED -> reason != null && !reason.startsWith("deadline exceeded")
                     ? cannot + reason
@@ -93,6 +97,52 @@ public final class ControlChannel implements AutoCloseable {
                     + " does not know this request (an older version?)";
             default -> reason == null ? cannot + status.getCode() : refusalsNameTheCall ? cannot + reason : reason;
         };
+    }
+
+    /**
+     * Why the controller could not be reached, in words. A refused TLS handshake reaches the client as
+     * UNAVAILABLE with the TLS library's words deep in its causes (an alert, a certificate path, or only
+     * a closed socket); those name the setting to change.
+     */
+    private String unreachable(Status status) {
+        String root = rootMessage(status);
+        String causes = causes(status).toLowerCase(Locale.ROOT);
+        boolean tls = credentials.tlsCa() != null || credentials.tlsCert() != null;
+        boolean presented = credentials.tlsCert() != null;
+        String at = "the switch at " + address;
+        if (tls && causes.contains("certificate_required")) {
+            return at + " refused the TLS handshake: it requires a client certificate signed by its client CA (mutual"
+                    + " TLS, the switch's --tls-client-ca), and this client presented none; set " + tlsNames.certificate()
+                    + " and " + tlsNames.key() + " (`switchml certs` writes client.pem and client-key.pem)";
+        }
+        if (tls && (causes.contains("certpath") || causes.contains("pkix") || causes.contains("subject alternative")
+                || causes.contains("no name matching"))) {
+            return at + " presented a certificate this client does not trust (" + root + "): is it signed by the CA in "
+                    + tlsNames.ca() + ", and does it name " + address.host() + " (its subjectAltName)?";
+        }
+        if (tls && presented && causes.contains("alert")) {
+            return at + " refused the TLS handshake (" + root + "): it did not accept the client certificate in "
+                    + tlsNames.certificate() + "; is it signed by the CA the switch trusts for clients (its --tls-client-ca)?";
+        }
+        if (tls && !presented && (causes.contains("ssl") || causes.contains("socket closed")
+                || causes.contains("connection reset"))) {
+            return at + " closed the connection during the TLS handshake (" + root + "); if it requires a client"
+                    + " certificate (mutual TLS), set " + tlsNames.certificate() + " and " + tlsNames.key()
+                    + " to one signed by its client CA";
+        }
+        return "cannot reach the controller at " + address + " (" + root + "); is `switchml switch` running there, with"
+                + " that controller port? " + (tls ? "If it serves TLS, do " + tlsNames.ca() + ", " + tlsNames.certificate()
+                + " and " + tlsNames.key() + " match its certificates?" : "If it serves TLS, set " + tlsNames.ca()
+                + " (and " + tlsNames.certificate() + " and " + tlsNames.key() + " if it requires client certificates).");
+    }
+
+    /** The class names and messages of the status's causes, one after the other. */
+    private static String causes(Status status) {
+        StringBuilder all = new StringBuilder(String.valueOf(status.getDescription()));
+        for (Throwable t = status.getCause(); t != null; t = t.getCause()) {
+            all.append(' ').append(t.getClass().getName()).append(": ").append(t.getMessage());
+        }
+        return all.toString();
     }
 
     /** A gRPC failure in words: its status code and description. */

@@ -104,12 +104,14 @@ public final class AggregationService implements AutoCloseable {
             SwitchmlSessions sessions = new SwitchmlSessions(dataplane);
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
-            ServerServiceDefinition controller = ServerInterceptors.intercept(
+            MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);
+            ServerServiceDefinition controller = malformed.guard(ServerInterceptors.intercept(
                     new ControllerService(registry, sessions, dataplane, announced, joinLimiter),
-                    new ControllerAuthenticator(security.operatorTokenDigest()));
+                    new ControllerAuthenticator(security.operatorTokenDigest())));
             SessionAccess sessionAccess = new SessionAccess(security.switchmlSessions());
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
-                    SwitchmlServices.WAIT_MS).stream().map(d -> ServerInterceptors.intercept(d, sessionAccess)).toList();
+                    SwitchmlServices.WAIT_MS).stream().map(d -> malformed.guard(ServerInterceptors.intercept(d, sessionAccess)))
+                    .toList();
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
                             credentials(security))
                     .executor(calls)

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * What an operator should hear at start-up about a switch reachable beyond this host with its
- * control plane open: anyone who reaches the port could then join, read or end jobs.
+ * control plane open (anyone who reaches the port could then join, read or end jobs), or its metrics.
  */
 final class ExposureWarnings {
     private ExposureWarnings() {
@@ -34,6 +34,22 @@ final class ExposureWarnings {
         if (security.switchmlSessions().everyone()) {
             warnings.add(where + " and SwitchML's session protocol, which has no credentials, is open to every address"
                     + " (--switchml-sessions off, or a list of subnets)");
+        }
+        return warnings;
+    }
+
+    /** The metrics endpoint's, when it is reachable beyond this host: open to all, or its token in clear text. */
+    static List<String> ofMetrics(MetricsOptions options) {
+        List<String> warnings = new ArrayList<>();
+        if (loopback(options.bind())) {
+            return warnings;
+        }
+        String where = "the metrics endpoint listens on " + options.bind() + " (beyond loopback)";
+        if (!options.tokenSet()) {
+            warnings.add(where + " without a token: anyone who reaches it can read the switch's counters"
+                    + (options.jobNames() ? " and job names" : "") + " (--metrics-token-file)");
+        } else if (!options.tlsEnabled()) {
+            warnings.add(where + " without TLS: its bearer token crosses the network in clear text (--metrics-tls)");
         }
         return warnings;
     }

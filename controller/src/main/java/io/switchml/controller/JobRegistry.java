@@ -1,6 +1,7 @@
 package io.switchml.controller;
 
 import io.grpc.Status;
+import io.switchml.control.JobNames;
 import io.switchml.controller.proto.DiagnoseResponse;
 import io.switchml.controller.proto.JobDetailRequest;
 import io.switchml.controller.proto.JobDetailResponse;
@@ -107,9 +108,9 @@ final class JobRegistry {
                     + " --token-file FILE secret " + name + "`; or give every rank of the job the same secret of"
                     + " its own (switchml.jobSecretFile)");
         }
-        if (name.isEmpty() || name.length() > JoinValidator.MAX_JOB_NAME) {
-            throw new ControlException(Status.INVALID_ARGUMENT, "job name must have 1.." + JoinValidator.MAX_JOB_NAME
-                    + " characters");
+        String badName = JobNames.problem(name);
+        if (badName != null) {
+            throw new ControlException(Status.INVALID_ARGUMENT, "job name " + badName);
         }
         if (byName.containsKey(name)) {
             throw new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is forming or running; issue its"

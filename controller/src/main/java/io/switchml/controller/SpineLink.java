@@ -6,6 +6,7 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.switchml.api.ControlPlaneException;
 import io.switchml.control.ControlChannel;
+import io.switchml.control.TlsSettingNames;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
@@ -90,7 +91,7 @@ final class SpineLink implements AutoCloseable {
         this.dataplane = dataplane;
         this.lock = lock;
         this.events = events;
-        this.channel = ControlChannel.open(role.spine(), role.spineCredentials(), KEEPALIVE,
+        this.channel = ControlChannel.open(role.spine(), role.spineCredentials(), TlsSettingNames.SPINE, KEEPALIVE,
                 "is the spine's switch running, and have all leaves' ranks joined?", true);
     }
 

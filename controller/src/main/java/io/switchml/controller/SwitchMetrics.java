@@ -1,56 +1,229 @@
 package io.switchml.controller;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import io.grpc.util.CertificateUtils;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.switchml.controller.proto.JobStatus;
 import io.switchml.dataplane.AggregationSwitch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The switch's metrics endpoint: {@code /metrics} in the Prometheus text format, over HTTP. Every
- * value is read when scraped, through callbacks, from what the switch and the controller already
- * keep; nothing is added to the per-packet path.
+ * The switch's metrics endpoint: {@code GET /metrics} in the Prometheus text format, over HTTP or
+ * HTTPS. Every value is read when scraped, through callbacks, from what the switch and the controller
+ * already keep; nothing is added to the per-packet path.
  *
  * <p>Metrics: {@code switchml_<counter>_total} for each switch counter (see
  * {@link AggregationSwitch#counters()}) except the refusals, which are {@code switchml_drops_total}
  * with a {@code reason} label; {@code switchml_jobs_installed}, {@code switchml_jobs_forming},
- * {@code switchml_job_workers{job, job_number}} (expected workers of each installed job),
- * {@code switchml_sessions_replaced_total{reason}} (SwitchML sessions a newer run removed) and
- * {@code switchml_drop_probability{direction}} (the drop simulator).
+ * {@code switchml_job_workers{job_number}} (expected workers of each installed job; with a {@code job}
+ * label too when {@link MetricsOptions#jobNames} allows it), {@code switchml_sessions_replaced_total{reason}}
+ * (SwitchML sessions a newer run removed) and {@code switchml_drop_probability{direction}} (the drop simulator).
+ *
+ * <p>Who may scrape ({@link MetricsOptions}): the endpoint listens on one address (loopback unless the
+ * operator says otherwise), asks for a bearer token when one is set, and answers {@code GET} and
+ * {@code HEAD} of {@code /metrics} only (404 for other paths, 405 for other methods). At most
+ * {@link #MAX_CONNECTIONS} connections are open at once, each with a thread of its own (the JDK's server
+ * reads a request on its executor's thread, so a connection that sends half a request would otherwise
+ * hold up those queued behind it), and a connection whose request (over HTTPS: its handshake too) has
+ * not arrived within {@link #REQUEST_SECONDS} is dropped, so half-open connections cannot stop the
+ * scrapes, and even a full house of them frees itself.
  */
 public final class SwitchMetrics implements AutoCloseable {
     /** The switch counters named drops_REASON become switchml_drops_total{reason="REASON"}. */
     private static final String DROP_PREFIX = "drops_";
     private static final String PREFIX = "switchml_";
+    private static final String PATH = "/metrics";
+    private static final String BEARER = "Bearer ";
+    /**
+     * Connections open at once, and threads that serve them (idle ones exit): a few Prometheus servers
+     * and people; beyond, the JDK's server closes new connections as they come.
+     */
+    static final int MAX_CONNECTIONS = 16;
+    /** A request (and, over HTTPS, its handshake) must have arrived this long after its first byte. */
+    static final int REQUEST_SECONDS = 10;
+    /** An answer must have been taken within this long. */
+    static final int RESPONSE_SECONDS = 30;
+    private static final long IDLE_THREAD_SECONDS = 60;
+    private static final Logger LOG = LoggerFactory.getLogger(SwitchMetrics.class);
 
-    private final HTTPServer server;
+    static {
+        limitTheJdkHttpServer();
+    }
 
-    private SwitchMetrics(HTTPServer server) {
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final List<String> exposureWarnings;
+
+    private SwitchMetrics(HttpServer server, ExecutorService executor, List<String> exposureWarnings) {
         this.server = server;
+        this.executor = executor;
+        this.exposureWarnings = exposureWarnings;
     }
 
     /**
-     * Serves the service's metrics on {@code bind}:{@code port} (0 picks a free port) until closed.
-     *
-     * @throws UncheckedIOException when the port cannot be bound
+     * The JDK's HTTP server reads its limits from system properties once, when its first server is made
+     * in the JVM, and has none by default: a connection that sends half a request holds a thread for
+     * good. These set them (an operator's own -D values win) before this class makes its first server.
      */
-    public static SwitchMetrics start(AggregationService service, String bind, int port) {
-        PrometheusRegistry registry = new PrometheusRegistry();
-        register(registry, service.dataplane(), service.registry(), service.sessions());
+    private static void limitTheJdkHttpServer() {
+        Map.of("sun.net.httpserver.maxReqTime", REQUEST_SECONDS,
+                "sun.net.httpserver.maxRspTime", RESPONSE_SECONDS,
+                "jdk.httpserver.maxConnections", MAX_CONNECTIONS)
+                .forEach((name, value) -> {
+                    if (System.getProperty(name) == null) {
+                        System.setProperty(name, Integer.toString(value));
+                    }
+                });
+    }
+
+    /**
+     * Serves the service's metrics as {@code options} say until closed; warns (log and
+     * {@link #exposureWarnings()}) when the endpoint is reachable beyond loopback without a token or TLS.
+     *
+     * @throws UncheckedIOException     when the port cannot be bound or the TLS files cannot be read
+     * @throws IllegalArgumentException when the TLS files hold no usable certificate chain and key
+     */
+    public static SwitchMetrics start(AggregationService service, MetricsOptions options) {
+        String where = options.bind() + ":" + options.port();
+        SSLContext tls;
         try {
-            return new SwitchMetrics(HTTPServer.builder().hostname(bind).port(port).registry(registry).buildAndStart());
+            tls = options.tlsEnabled() ? sslContext(options) : null;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve metrics on " + bind + ":" + port + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read the metrics endpoint's TLS files " + options.tlsCertificate()
+                    + " and " + options.tlsKey() + ": " + e.getMessage(), e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot serve metrics over TLS with " + options.tlsCertificate() + " and "
+                    + options.tlsKey() + " (a PEM certificate chain and its PKCS#8 key): " + e.getMessage(), e);
+        }
+        PrometheusRegistry registry = new PrometheusRegistry();
+        register(registry, service.dataplane(), service.registry(), service.sessions(), options.jobNames());
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(MAX_CONNECTIONS, MAX_CONNECTIONS, IDLE_THREAD_SECONDS,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "switchml-metrics");
+                    t.setDaemon(true);
+                    return t;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        try {
+            InetSocketAddress address = new InetSocketAddress(options.bind(), options.port());
+            HttpServer server;
+            if (tls != null) {
+                HttpsServer https = HttpsServer.create(address, 0);
+                https.setHttpsConfigurator(new HttpsConfigurator(tls));
+                server = https;
+            } else {
+                server = HttpServer.create(address, 0);
+            }
+            // One context for every path, so that the guard answers the others (404) instead of the library.
+            server.createContext("/", new Guard(options.tokenDigest(), new MetricsHandler(registry)));
+            server.setExecutor(executor);
+            server.start();
+            List<String> warnings = ExposureWarnings.ofMetrics(options);
+            warnings.forEach(w -> LOG.warn("security: {}", w));
+            return new SwitchMetrics(server, executor, warnings);
+        } catch (IOException e) {
+            executor.shutdownNow();
+            throw new UncheckedIOException("cannot serve metrics on " + where + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The server's certificate chain and key (PEM, the key PKCS#8) as a TLS context. */
+    private static SSLContext sslContext(MetricsOptions options) throws IOException, GeneralSecurityException {
+        X509Certificate[] chain;
+        PrivateKey key;
+        try (InputStream certificates = Files.newInputStream(options.tlsCertificate());
+             InputStream keyFile = Files.newInputStream(options.tlsKey())) {
+            chain = CertificateUtils.getX509Certificates(certificates);
+            key = CertificateUtils.getPrivateKey(keyFile);
+        }
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        store.setKeyEntry("metrics", key, new char[0], chain);
+        KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keys.init(store, new char[0]);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keys.getKeyManagers(), null, null);
+        return context;
+    }
+
+    /** {@code GET} and {@code HEAD} of {@code /metrics}, with the token when one is set; nothing else. */
+    private static final class Guard implements HttpHandler {
+        private final byte[] tokenDigest;
+        private final HttpHandler metrics;
+
+        Guard(byte[] tokenDigest, HttpHandler metrics) {
+            this.tokenDigest = tokenDigest;
+            this.metrics = metrics;
+        }
+
+        @Override
+        public void handle(HttpExchange exchange) throws IOException {
+            try (exchange) {
+                String method = exchange.getRequestMethod();
+                if (!exchange.getRequestURI().getPath().equals(PATH)) {
+                    answer(exchange, 404, "not found: this endpoint serves " + PATH + " only");
+                } else if (!method.equals("GET") && !method.equals("HEAD")) {
+                    exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                    answer(exchange, 405, "method not allowed: " + PATH + " answers GET and HEAD");
+                } else if (tokenDigest != null && !authorized(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"switchml\"");
+                    answer(exchange, 401, "unauthorized: scrapes need the bearer token of the switch's --metrics-token-file");
+                } else if (method.equals("HEAD")) {
+                    // Answered here: the library would send a body length for HEAD, which the JDK logs as a warning each time.
+                    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+                    exchange.sendResponseHeaders(200, -1);
+                } else {
+                    metrics.handle(exchange);
+                }
+            }
+        }
+
+        /** Constant time in the token, as the controller's operator token ({@link Secrets}). */
+        private boolean authorized(String authorization) {
+            return authorization != null && authorization.startsWith(BEARER)
+                    && Secrets.same(tokenDigest, Secrets.digest(authorization.substring(BEARER.length()).trim()));
+        }
+
+        private static void answer(HttpExchange exchange, int status, String text) throws IOException {
+            byte[] body = (text + "\n").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+            boolean head = exchange.getRequestMethod().equals("HEAD");
+            exchange.sendResponseHeaders(status, head ? -1 : body.length);
+            if (!head) {
+                exchange.getResponseBody().write(body);
+            }
         }
     }
 
     private static void register(PrometheusRegistry registry, AggregationSwitch dataplane, JobRegistry jobs,
-                                 SwitchmlSessions sessions) {
+                                 SwitchmlSessions sessions, boolean jobNames) {
         // The counter names are fixed when the switch starts; each callback reads the current values.
         for (String name : dataplane.counters().keySet()) {
             if (!name.startsWith(DROP_PREFIX)) {
@@ -77,13 +250,19 @@ public final class SwitchMetrics implements AutoCloseable {
                 .help("Jobs whose ranks are still joining.")
                 .callback(cb -> cb.call(jobs.formingJobs().size()))
                 .register(registry);
+        // A job's name only with the operator's consent: the controller shows names only to the operator.
         GaugeWithCallback.builder().name(PREFIX + "job_workers")
                 .help("Workers of each installed job.")
-                .labelNames("job", "job_number")
+                .labelNames(jobNames ? new String[] {"job", "job_number"} : new String[] {"job_number"})
                 .callback(cb -> {
                     List<JobStatus> installed = jobs.jobs();
                     for (JobStatus job : installed) {
-                        cb.call(job.getParameters().getNumWorkers(), job.getJobName(), Integer.toString(job.getJobNumber()));
+                        String number = Integer.toString(job.getJobNumber());
+                        if (jobNames) {
+                            cb.call(job.getParameters().getNumWorkers(), job.getJobName(), number);
+                        } else {
+                            cb.call(job.getParameters().getNumWorkers(), number);
+                        }
                     }
                 })
                 .register(registry);
@@ -108,11 +287,17 @@ public final class SwitchMetrics implements AutoCloseable {
 
     /** The TCP port the endpoint listens on. */
     public int port() {
-        return server.getPort();
+        return server.getAddress().getPort();
+    }
+
+    /** What was wrong with the protection of an endpoint reachable beyond loopback; empty when nothing. */
+    public List<String> exposureWarnings() {
+        return exposureWarnings;
     }
 
     @Override
     public void close() {
-        server.close();
+        server.stop(0);
+        executor.shutdownNow();
     }
 }

@@ -231,8 +231,11 @@ final class SwitchmlSessions {
         if (sizeCode < PayloadSize.B128.code() || sizeCode > PayloadSize.B1024.code()) {
             return "packet_size " + sizeCode + " is none of MTU_128, MTU_256, MTU_512, MTU_1024";
         }
-        if (request.getIpv4() == 0) {
-            return "ipv4 is 0.0.0.0; the switch identifies a SwitchML worker by its IPv4 address";
+        InetAddress address = ipv4(request.getIpv4());
+        String notUnicast = JoinValidator.notUnicast(address);
+        if (notUnicast != null) {
+            return "ipv4 " + address.getHostAddress() + " " + notUnicast + "; the switch identifies a SwitchML worker by"
+                    + " its IPv4 address and sends its results there, so it must be the worker's own unicast address";
         }
         return null;
     }

@@ -16,14 +16,18 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetAddress;
+import java.net.InterfaceAddress;
+import java.net.NetworkInterface;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class JoinTest extends ControllerTestSupport {
 
@@ -83,6 +87,19 @@ class JoinTest extends ControllerTestSupport {
         return Stream.of(
                 invalid("empty job name", b -> b.setJobName(""), "job name must have 1..200 characters"),
                 invalid("job name of 201 characters", b -> b.setJobName("x".repeat(201)), "job name"),
+                invalid("job name with NUL", b -> b.setJobName("a\0b"), "job name has the unprintable character U+0000 at index 1"),
+                invalid("job name with a newline", b -> b.setJobName("job\nINFO forged log line"),
+                        "job name has the unprintable character U+000A at index 3"),
+                invalid("job name with a right-to-left override", b -> b.setJobName("job\u202Egnp.exe"),
+                        "job name has the unprintable character U+202E"),
+                invalid("worker address 0.0.0.0", b -> b.setAddress("0.0.0.0"),
+                        "address 0.0.0.0 is in 0.0.0.0/8", "switchml.localAddress"),
+                invalid("worker address 255.255.255.255", b -> b.setAddress("255.255.255.255"),
+                        "address 255.255.255.255 is the broadcast address 255.255.255.255", "own unicast address"),
+                invalid("worker address 224.0.0.1", b -> b.setAddress("224.0.0.1"),
+                        "address 224.0.0.1 is a multicast address (224.0.0.0/4)"),
+                invalid("worker address 239.255.255.250", b -> b.setAddress("239.255.255.250"), "is a multicast address"),
+                invalid("worker address 240.0.0.1", b -> b.setAddress("240.0.0.1"), "is in the reserved 240.0.0.0/4"),
                 invalid("rank == num_workers", b -> b.setRank(3), "rank 3 outside 0..2"),
                 invalid("rank >= 2^31 (uint32)", b -> b.setRank(-1), "rank 4294967295 outside 0..2"),
                 invalid("num_workers 0", b -> b.setParameters(b.getParameters().toBuilder().setNumWorkers(0)),
@@ -125,6 +142,25 @@ class JoinTest extends ControllerTestSupport {
         assertThat(description).startsWith("invalid join request: ");
         assertThat(service.pendingJoins()).as("ranks left waiting").isZero();
         assertThat(stub().status(StatusRequest.getDefaultInstance()).getJobsList()).isEmpty();
+    }
+
+    @Test
+    void aJobNameOfAnyPrintableTextForms() {
+        String name = "résumé 训练 run-7 🚀 (Ω)";
+        JoinResponse response = stub().join(joinRequest(name, 0, 1));
+        assertThat(service.dataplane().job(response.getJobNumber())).isPresent();
+        assertThat(stub().status(StatusRequest.getDefaultInstance()).getJobs(0).getJobName()).isEqualTo(name);
+    }
+
+    @Test
+    void theBroadcastAddressOfANetworkOfTheSwitchsHostIsNoWorkerAddress() throws Exception {
+        InetAddress broadcast = NetworkInterface.networkInterfaces()
+                .flatMap(nic -> nic.getInterfaceAddresses().stream())
+                .map(InterfaceAddress::getBroadcast).filter(Objects::nonNull).findFirst().orElse(null);
+        assumeTrue(broadcast != null, "this host has no IPv4 network with a broadcast address");
+        JoinRequest request = joinRequest("job", 0, params(1), 40_000).setAddress(broadcast.getHostAddress()).build();
+        assertFails(() -> stub().join(request), Code.INVALID_ARGUMENT,
+                "address " + broadcast.getHostAddress() + " is the broadcast address of a network of the switch's host");
     }
 
     @Test

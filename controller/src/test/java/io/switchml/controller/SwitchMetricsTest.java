@@ -2,17 +2,30 @@ package io.switchml.controller;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.ConnectException;
 import java.net.DatagramSocket;
+import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The switch's /metrics endpoint, scraped over HTTP as Prometheus does. */
+/** The switch's /metrics endpoint, scraped over HTTP as Prometheus does, and the scrapes it refuses. */
 class SwitchMetricsTest extends ControllerTestSupport {
 
     @Test
@@ -24,7 +37,7 @@ class SwitchMetricsTest extends ControllerTestSupport {
         }
         awaitCounter("drops_unknown_source", 1);
 
-        try (SwitchMetrics metrics = SwitchMetrics.start(service, LOOPBACK, 0)) {
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0).jobNames(true))) {
             String text = scrape(metrics.port());
             assertThat(text).contains("# TYPE switchml_packets_received_total counter")
                     .contains("# TYPE switchml_drops_total counter");
@@ -48,13 +61,181 @@ class SwitchMetricsTest extends ControllerTestSupport {
         }
     }
 
+    @Test
+    void jobNamesAppearOnlyWithTheOperatorsConsent() throws Exception {
+        formJob("team-a-secret-project", 2, 44_000);
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
+            String text = scrape(metrics.port());
+            assertThat(value(text, "switchml_job_workers{job_number=\"0\"}")).isEqualTo(2);
+            assertThat(text).doesNotContain("team-a-secret-project").doesNotContain("job=\"");
+        }
+    }
+
+    @Test
+    void onlyGetAndHeadOfMetricsAreAnswered() throws Exception {
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
+            HttpResponse<String> head = request(metrics.port(), "HEAD", "/metrics", null);
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(head.body()).isEmpty();
+            for (String path : new String[] {"/", "/metricsx", "/metrics/x", "/-/healthy", "/anything"}) {
+                HttpResponse<String> other = request(metrics.port(), "GET", path, null);
+                assertThat(other.statusCode()).as("GET %s", path).isEqualTo(404);
+                assertThat(other.body()).as("GET %s", path).doesNotContain("switchml_");
+            }
+            for (String method : new String[] {"POST", "PUT", "DELETE", "OPTIONS"}) {
+                HttpResponse<String> other = request(metrics.port(), method, "/metrics", null);
+                assertThat(other.statusCode()).as(method).isEqualTo(405);
+                assertThat(other.headers().firstValue("Allow")).as(method).hasValue("GET, HEAD");
+                assertThat(other.body()).as(method).doesNotContain("switchml_");
+            }
+            assertThat(scrape(metrics.port())).contains("switchml_packets_received_total");
+        }
+    }
+
+    @Test
+    void aScrapeWithoutTheBearerTokenIsRefused() throws Exception {
+        String token = "metrics-token-0123456789abcdef";
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0).bearerToken(token))) {
+            for (String authorization : new String[] {null, "Bearer wrong-token-0123456789", "Basic " + token, token}) {
+                HttpResponse<String> refused = request(metrics.port(), "GET", "/metrics", authorization);
+                assertThat(refused.statusCode()).as("Authorization: %s", authorization).isEqualTo(401);
+                assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+                assertThat(refused.body()).doesNotContain("switchml_");
+            }
+            HttpResponse<String> scraped = request(metrics.port(), "GET", "/metrics", "Bearer " + token);
+            assertThat(scraped.statusCode()).isEqualTo(200);
+            assertThat(scraped.body()).contains("switchml_packets_received_total");
+        }
+    }
+
+    @Test
+    void halfOpenConnectionsDoNotStopTheScrapes() throws Exception {
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
+            List<Socket> halfOpen = halfOpen(metrics.port(), 10);
+            try {
+                HttpResponse<String> scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                                URI.create("http://" + LOOPBACK + ":" + metrics.port() + "/metrics"))
+                        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(scraped.statusCode()).isEqualTo(200);
+                assertThat(scraped.body()).contains("switchml_packets_received_total");
+            } finally {
+                close(halfOpen);
+            }
+        }
+    }
+
+    @Test
+    void aFullHouseOfHalfOpenConnectionsIsDroppedAndScrapesResume() throws Exception {
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
+            List<Socket> halfOpen = halfOpen(metrics.port(), SwitchMetrics.MAX_CONNECTIONS);
+            try {
+                // Refused while every connection is taken; answered once the request time limit has dropped them.
+                String scraped = null;
+                long giveUp = System.nanoTime() + Duration.ofSeconds(SwitchMetrics.REQUEST_SECONDS * 6L).toNanos();
+                while (scraped == null && System.nanoTime() < giveUp) {
+                    try {
+                        scraped = scrape(metrics.port());
+                    } catch (IOException refused) {
+                        Thread.sleep(500);
+                    }
+                }
+                assertThat(scraped).as("a scrape once the half-open connections are dropped")
+                        .contains("switchml_packets_received_total");
+                // Those stopped in their request line went at the limit (the silent ones go when the JDK's idle timer runs).
+                for (int i = 0; i < halfOpen.size(); i++) {
+                    if (sentHalfARequest(i)) {
+                        assertThat(closedByServer(halfOpen.get(i))).as("half-open connection %d dropped", i).isTrue();
+                    }
+                }
+            } finally {
+                close(halfOpen);
+            }
+        }
+    }
+
+    /** Connections that never finish a request: half say nothing, half stop in the request line. */
+    private static List<Socket> halfOpen(int port, int count) throws IOException {
+        List<Socket> sockets = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Socket socket = new Socket(LOOPBACK, port);
+            sockets.add(socket);
+            if (sentHalfARequest(i)) {
+                socket.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: x".getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+            }
+        }
+        return sockets;
+    }
+
+    /** Whether the server ends this connection (end of stream or reset) within a minute. */
+    private static boolean closedByServer(Socket socket) throws IOException {
+        socket.setSoTimeout(60_000);
+        try {
+            while (socket.getInputStream().read() >= 0) {
+                // whatever it says before it closes
+            }
+            return true;
+        } catch (SocketTimeoutException stillOpen) {
+            return false;
+        } catch (SocketException reset) {
+            return true;
+        }
+    }
+
+    private static boolean sentHalfARequest(int connection) {
+        return connection % 2 == 1;
+    }
+
+    private static void close(List<Socket> sockets) throws IOException {
+        for (Socket socket : sockets) {
+            socket.close();
+        }
+    }
+
+    @Test
+    void theEndpointListensOnTheChosenAddressOnly() throws Exception {
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
+            assertThat(metrics.exposureWarnings()).isEmpty();
+            InetAddress other = NetworkInterface.networkInterfaces()
+                    .filter(nic -> !nicIsLoopback(nic))
+                    .flatMap(NetworkInterface::inetAddresses).filter(a -> a instanceof Inet4Address).findFirst().orElse(null);
+            assumeTrue(other != null, "this host has no IPv4 address beside loopback");
+            try (Socket socket = new Socket()) {
+                assertThatThrownBy(() -> socket.connect(new InetSocketAddress(other, metrics.port()), 5_000))
+                        .as("connecting on %s", other).isInstanceOf(ConnectException.class);
+            }
+        }
+        try (SwitchMetrics open = SwitchMetrics.start(service, new MetricsOptions("0.0.0.0", 0))) {
+            assertThat(open.exposureWarnings()).singleElement().asString()
+                    .contains("the metrics endpoint listens on 0.0.0.0 (beyond loopback) without a token")
+                    .contains("--metrics-token-file");
+        }
+    }
+
+    private static boolean nicIsLoopback(NetworkInterface nic) {
+        try {
+            return nic.isLoopback() || !nic.isUp();
+        } catch (SocketException e) {
+            return true;
+        }
+    }
+
     static String scrape(int port) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://" + LOOPBACK + ":" + port + "/metrics"))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = request(port, "GET", "/metrics", null);
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
         return response.body();
+    }
+
+    /** One request; {@code authorization} null for none. */
+    private static HttpResponse<String> request(int port, String method, String path, String authorization) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + LOOPBACK + ":" + port + path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10));
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The value of the sample line "{@code series} VALUE". */

@@ -190,7 +190,13 @@ class SwitchmlSessionErrorsTest {
     void malformedSessionRequestsAreInvalid() {
         assertFails(() -> udpSession(request(1, 2, 2)), Status.Code.INVALID_ARGUMENT, "rank 2 outside 0..1");
         assertFails(() -> udpSession(request(1, 0, 0)), Status.Code.INVALID_ARGUMENT, "num_workers 0");
-        assertFails(() -> udpSession(requestBuilder(1, 0, 1).setIpv4(0).build()), Status.Code.INVALID_ARGUMENT, "ipv4");
+        assertFails(() -> udpSession(requestBuilder(1, 0, 1).setIpv4(0).build()), Status.Code.INVALID_ARGUMENT,
+                "ipv4 0.0.0.0 is in 0.0.0.0/8");
+        assertFails(() -> udpSession(requestBuilder(1, 0, 1).setIpv4(0xFFFF_FFFF).build()), Status.Code.INVALID_ARGUMENT,
+                "ipv4 255.255.255.255 is the broadcast address 255.255.255.255");
+        assertFails(() -> udpSession(requestBuilder(1, 0, 1).setIpv4(0xE000_0001).build()), Status.Code.INVALID_ARGUMENT,
+                "ipv4 224.0.0.1 is a multicast address");
+        assertThat(dataplane.job(1)).as("no refused session was installed").isEmpty();
         assertFails(() -> udpSession(requestBuilder(1, 0, 1).setPacketSizeValue(9).build()), Status.Code.INVALID_ARGUMENT,
                 "packet_size 9");
     }

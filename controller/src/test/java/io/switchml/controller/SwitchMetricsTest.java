@@ -210,6 +210,11 @@ class SwitchMetricsTest extends ControllerTestSupport {
                     .contains("the metrics endpoint listens on 0.0.0.0 (beyond loopback) without a token")
                     .contains("--metrics-token-file");
         }
+        try (SwitchMetrics clearText = SwitchMetrics.start(service, new MetricsOptions("0.0.0.0", 0)
+                .bearerToken("metrics-token-0123456789abcdef"))) {
+            assertThat(clearText.exposureWarnings()).singleElement().asString()
+                    .contains("without TLS: its bearer token crosses the network in clear text (--metrics-tls)");
+        }
     }
 
     private static boolean nicIsLoopback(NetworkInterface nic) {

@@ -10,15 +10,7 @@ import picocli.CommandLine.Command;
                 AgentCommand.class, TorchrunCommand.class, TorchTrainCommand.class,
                 CtlCommand.class, CertsCommand.class, CostCommand.class,
                 CommandLine.HelpCommand.class})
-public final class SwitchMlCommand implements Runnable {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(System.out);
-    }
-
+public final class SwitchMlCommand extends RootCommand {
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }

@@ -12,15 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "switchml", mixinStandardHelpOptions = true, version = "switchml 0.1.0",
         description = "The switch server of switchml: in-network aggregation for distributed training on the JVM.",
         subcommands = {SwitchCommand.class, CtlCommand.class, CertsCommand.class, CommandLine.HelpCommand.class})
-public final class SwitchServerCommand implements Runnable {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(System.out);
-    }
-
+public final class SwitchServerCommand extends RootCommand {
     public static void main(String[] args) {
         System.exit(SwitchMlCommand.commandLine(new SwitchServerCommand()).execute(args));
     }

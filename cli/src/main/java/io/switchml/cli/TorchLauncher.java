@@ -2,6 +2,7 @@ package io.switchml.cli;
 
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.RunDeadline;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -105,7 +106,7 @@ final class TorchLauncher {
     }
 
     private int await(List<Process> ranks, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        RunDeadline deadline = RunDeadline.after(timeout);
         while (true) {
             boolean all = true;
             for (int r = 0; r < ranks.size(); r++) {
@@ -121,7 +122,7 @@ final class TorchLauncher {
             if (all) {
                 return 0;
             }
-            if (System.nanoTime() > deadline) {
+            if (deadline.passed()) {
                 err.println("switchml torchrun: the ranks did not finish within " + timeout + " (--timeout); stopping them");
                 stopAll(ranks);
                 return 1;

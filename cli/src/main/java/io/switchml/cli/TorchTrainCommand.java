@@ -34,7 +34,9 @@ final class TorchTrainCommand implements Callable<Integer> {
     @Option(names = "--python", description = "The Python interpreter (default: /usr/bin/python3 where it exists, else python3).")
     String python = TorchLauncher.defaultPython();
 
-    @Option(names = "--timeout", defaultValue = "PT1H", description = "Give up when training takes longer, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "PT0S", description = "Give up when training takes longer, ISO-8601;"
+            + " PT0S (the default): no limit, as a launcher should not kill a job unless asked (a dead rank or switch"
+            + " still ends the run within seconds).")
     Duration timeout;
 
     @Override

@@ -26,7 +26,8 @@ final class TorchrunCommand implements Callable<Integer> {
     @Option(names = "--python", description = "The Python interpreter (default: /usr/bin/python3 where it exists, else python3).")
     String python = TorchLauncher.defaultPython();
 
-    @Option(names = "--timeout", defaultValue = "PT1H", description = "Stop the ranks when they run longer, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "PT0S", description = "Stop the ranks when they run longer, ISO-8601;"
+            + " PT0S (the default): no limit (a rank that fails still stops the others at once).")
     Duration timeout;
 
     @Parameters(arity = "1..*", paramLabel = "SCRIPT [ARGS]", description = "The script and its arguments.")

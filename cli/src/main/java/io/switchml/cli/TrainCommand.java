@@ -56,7 +56,9 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "table", description = "table, or json: one object at the end (default: ${DEFAULT-VALUE}).")
     String format;
 
-    @Option(names = "--timeout", defaultValue = "PT1H", description = "Give up when training takes longer, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "PT0S", description = "Give up when training takes longer, ISO-8601;"
+            + " PT0S (the default): no limit, as a launcher should not kill a job unless asked (a dead rank or switch"
+            + " still ends the run within seconds).")
     Duration timeout;
 
     @Option(names = "--rack", description = "Train in the emulated rack (needs root): every worker in its own network"

@@ -15,12 +15,12 @@ import java.util.concurrent.TimeUnit;
 public final class WorkerGroup implements AutoCloseable {
     private final List<WorkerProcess> workers = new ArrayList<>();
     private final Duration timeout;
-    private final long deadline;
+    private final RunDeadline deadline;
 
-    /** @param timeout how long the whole run may take */
+    /** @param timeout how long the whole run may take; zero: no limit */
     public WorkerGroup(Duration timeout) {
         this.timeout = timeout;
-        this.deadline = System.nanoTime() + timeout.toNanos();
+        this.deadline = RunDeadline.after(timeout);
     }
 
     public void add(WorkerProcess worker) {
@@ -44,7 +44,7 @@ public final class WorkerGroup implements AutoCloseable {
                     throw failure(w, "exited with code " + code + " before " + what);
                 }
             }
-            if (System.nanoTime() > deadline) {
+            if (deadline.passed()) {
                 throw new LaunchException("the " + workers.size() + " workers did not finish within " + timeout.toSeconds()
                         + " s (waiting for them " + what + ")");
             }

@@ -93,7 +93,8 @@ public final class BarrierAllReduce {
         JavaFutureAction<List<RankResult<R>>> action = ranks.collectAsync();
         List<RankResult<R>> results;
         try {
-            results = action.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            results = options.timeout().isZero() ? action.get()
+                    : action.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             action.cancel(true);
             throw new BarrierStageException("the barrier stage of " + workers + " ranks (" + run + ") did not finish within "

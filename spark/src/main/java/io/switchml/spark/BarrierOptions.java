@@ -22,21 +22,21 @@ import java.util.Objects;
  * @param settings    further {@code switchml.*} worker settings (packet size, timeouts, ...); rank, workers, job and
  *                    controller are the stage's own
  * @param compression {@code topk} and {@code qsgd}: their settings ({@link Compression#toSpec()})
- * @param timeout     how long the whole stage may take; past it the driver cancels the Spark job and fails
+ * @param timeout     how long the whole stage may take (zero: no limit); past it the driver cancels the Spark job and fails
  */
 public record BarrierOptions(String algorithm, String controller, String bindAddress, Map<String, String> settings,
                              String compression, Duration timeout) implements Serializable {
     private static final long serialVersionUID = 1L;
-    /** The default stage timeout. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
+    /** The default stage timeout: none (a dead rank or switch still fails the stage within seconds). */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ZERO;
 
     public BarrierOptions {
         AllReduceAlgorithm.named(Objects.requireNonNull(algorithm, "algorithm"));
         Objects.requireNonNull(bindAddress, "bindAddress");
         settings = Map.copyOf(settings);
         Compression.parse(compression);
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("the stage timeout must be positive, not " + timeout);
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("the stage timeout must be positive, or zero for none, not " + timeout);
         }
         for (String key : settings.keySet()) {
             if (!key.startsWith("switchml.")) {
@@ -45,7 +45,7 @@ public record BarrierOptions(String algorithm, String controller, String bindAdd
         }
     }
 
-    /** {@code switchml} through a switch embedded in the driver on loopback, default settings, a 30-minute timeout. */
+    /** {@code switchml} through a switch embedded in the driver on loopback, default settings, no stage timeout. */
     public static BarrierOptions defaults() {
         return new BarrierOptions(AllReduceAlgorithm.SWITCHML.id(), null, "127.0.0.1", Map.of(), Compression.DEFAULTS.toSpec(),
                 DEFAULT_TIMEOUT);

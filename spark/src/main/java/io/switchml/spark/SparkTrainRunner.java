@@ -81,7 +81,9 @@ public final class SparkTrainRunner {
         conf.put("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s");
         conf.put("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", local ? "1" : "60");
         // A barrier() or allGather() waits at most as long as the whole run may take (Spark's default: a year).
-        conf.put("spark.barrier.sync.timeout", Math.max(1, options.timeout().toSeconds()) + "s");
+        if (!options.timeout().isZero()) {
+            conf.put("spark.barrier.sync.timeout", Math.max(1, options.timeout().toSeconds()) + "s"); // else Spark's: a year
+        }
         if (!local) {
             // Executors of local-cluster and spark:// masters are other JVMs: they load switchml, DJL and PyTorch
             // from this JVM's class path (the same paths on every host), with the JVM options of a worker process.

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
+import io.switchml.api.ControlPlaneException;
 import io.switchml.control.ControlChannel;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
@@ -27,12 +28,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A worker's connection to the controller: join, barrier, broadcast, leave, each with a deadline;
  * the rank's watch (its liveness stream); and the diagnosis of a stalled job.
  */
 final class ControlPlaneClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ControlPlaneClient.class);
     /** Extra time granted to an RPC beyond the wait the controller itself enforces. */
     private static final long RPC_SLACK_MS = 5_000;
     /**
@@ -73,7 +77,43 @@ final class ControlPlaneClient implements AutoCloseable {
                 .setTimeoutMs((int) timeout.toMillis())
                 .setWatch(true)
                 .build();
-        return call("join job '" + job + "' as rank " + rank, timeout, stub -> stub.join(request));
+        return untilReachable("join job '" + job + "' as rank " + rank, timeout, left -> call("join job '" + job
+                + "' as rank " + rank, left, stub -> stub.join(request.toBuilder().setTimeoutMs((int) left.toMillis()).build())));
+    }
+
+    /**
+     * Runs {@code attempt} with the time left of {@code timeout}, again (backing off from 100 ms to 2 s)
+     * while no controller listens at the address: a worker may start before its switch, and a switch that
+     * restarts before the job formed is joined again. Says once what it waits for. A controller that
+     * answers, refuses or fails the TLS handshake ends it at once.
+     */
+    private <T> T untilReachable(String what, Duration timeout, Function<Duration, T> attempt) {
+        long end = System.nanoTime() + timeout.toNanos();
+        long backoffMs = 100;
+        boolean told = false;
+        while (true) {
+            Duration left = Duration.ofNanos(Math.max(1_000_000, end - System.nanoTime()));
+            try {
+                return attempt.apply(left);
+            } catch (ControlPlaneException e) {
+                if (!channel.nothingListening(e) || left.toMillis() <= backoffMs) {
+                    throw e;
+                }
+                if (!told) {
+                    told = true;
+                    LOG.info("waiting for the controller at {} to {}: {}; trying again for up to {} s (switchml.joinTimeoutMs)",
+                            channel.address(), what, e.getMessage(), left.toSeconds());
+                }
+            }
+            try {
+                Thread.sleep(backoffMs);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new ControlPlaneException("interrupted while waiting for the controller at " + channel.address()
+                        + " to " + what, interrupted);
+            }
+            backoffMs = Math.min(2_000, backoffMs * 2);
+        }
     }
 
     void barrier(int jobNumber, long jobId, int rank, long sequence, Duration timeout) {

@@ -81,6 +81,25 @@ public final class ControlChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a failed call found no controller to talk to: nothing listens at the address yet, or the
+     * controller went away (a restart), as opposed to one that answered, refused the call or refused the
+     * TLS handshake. Worth trying again while there is time.
+     */
+    public boolean nothingListening(ControlPlaneException failure) {
+        Status status = Status.fromThrowable(failure.getCause());
+        if (status.getCode() == Status.Code.CANCELLED) {
+            return true; // the controller reset the call's stream: it is shutting down (a restart)
+        }
+        if (status.getCode() != Status.Code.UNAVAILABLE) {
+            return false;
+        }
+        boolean tls = credentials.tlsCa() != null || credentials.tlsCert() != null;
+        String causes = causes(status).toLowerCase(Locale.ROOT);
+        return !(tls && (causes.contains("ssl") || causes.contains("certif") || causes.contains("pkix")
+                || causes.contains("alert") || causes.contains("handshake")));
+    }
+
     private String failure(String what, Duration deadline, Status status) {
         String reason = status.getDescription();
         String cannot = "cannot " + what + ": ";

@@ -69,16 +69,19 @@ final class ControlPlaneClient implements AutoCloseable {
         return channel.address();
     }
 
+    /** @param waitForController whether to keep trying while no controller listens (see {@link #untilReachable}) */
     JoinResponse join(String job, int rank, JobParameters parameters, String localAddress, List<Integer> ports,
-                      Duration timeout) {
+                      Duration timeout, boolean waitForController) {
         JoinRequest request = JoinRequest.newBuilder()
                 .setJobName(job).setRank(rank).setParameters(parameters)
                 .setAddress(localAddress).addAllPorts(ports)
                 .setTimeoutMs((int) timeout.toMillis())
                 .setWatch(true)
                 .build();
-        return untilReachable("join job '" + job + "' as rank " + rank, timeout, left -> call("join job '" + job
-                + "' as rank " + rank, left, stub -> stub.join(request.toBuilder().setTimeoutMs((int) left.toMillis()).build())));
+        String what = "join job '" + job + "' as rank " + rank;
+        Function<Duration, JoinResponse> attempt = left -> call(what, left,
+                stub -> stub.join(request.toBuilder().setTimeoutMs((int) left.toMillis()).build()));
+        return waitForController ? untilReachable(what, timeout, attempt) : attempt.apply(timeout);
     }
 
     /**

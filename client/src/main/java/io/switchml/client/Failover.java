@@ -110,7 +110,7 @@ final class Failover {
         for (int i = context.controllerIndex() + 1; i < controllers.size(); i++) {
             context.triedController(i);
             try {
-                SwitchSession joined = context.join(i);
+                SwitchSession joined = context.join(i, false);
                 target = joined;
                 if (context.isClosed()) {
                     joined.close();

@@ -98,7 +98,7 @@ public final class SwitchMLContext implements SwitchMLConnection {
     static SwitchMLContext connect(SwitchMLConfig config, WorkerStatistics statistics) {
         SwitchMLContext context = new SwitchMLContext(config, statistics);
         try {
-            SwitchSession first = context.join(0);
+            SwitchSession first = context.join(0, true);
             synchronized (context) {
                 context.session = first;
                 context.active = first;
@@ -116,9 +116,13 @@ public final class SwitchMLContext implements SwitchMLConnection {
     }
 
     /** Joins the job at controller {@code index}. */
-    SwitchSession join(int index) {
+    /**
+     * Joins the job at controller {@code index}; {@code waitForController}: while none listens there (a worker
+     * started before its switch), keep trying until the join timeout. A failover wants the next switch at once.
+     */
+    SwitchSession join(int index, boolean waitForController) {
         return SwitchSession.join(config, config.controllers().get(index), statistics,
-                failoverEnabled ? this::switchLost : null);
+                failoverEnabled ? this::switchLost : null, waitForController);
     }
 
     /** Binds this worker's fallback endpoint and learns everybody's, through the controller. */

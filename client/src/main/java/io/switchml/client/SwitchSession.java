@@ -149,7 +149,7 @@ final class SwitchSession implements AllReduce {
      * once every worker has joined.
      */
     static SwitchSession join(SwitchMLConfig config, ControllerAddress controllerAddress, WorkerStatistics statistics,
-                              SwitchLossListener lossListener) {
+                              SwitchLossListener lossListener, boolean waitForController) {
         InetAddress controllerIp = Routes.resolveIpv4(controllerAddress.host());
         InetAddress localIp = Routes.localAddress(config, controllerIp);
         ControlPlaneClient control = new ControlPlaneClient(controllerAddress, config.credentials());
@@ -164,7 +164,7 @@ final class SwitchSession implements AllReduce {
                     .setOneRoundElements(config.oneRoundElements())
                     .build();
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
-                    sockets.ports(), config.joinTimeout());
+                    sockets.ports(), config.joinTimeout(), waitForController);
             InetAddress switchIp = WorkerSockets.switchAddress(joined.getSwitchAddress(), controllerIp);
             SwitchSession context = new SwitchSession(config, control, sockets, joined, switchIp, statistics, lossListener);
             try {

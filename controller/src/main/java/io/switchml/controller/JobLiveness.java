@@ -27,14 +27,16 @@ final class JobLiveness implements SpineLink.Events {
     private final AggregationSwitch dataplane;
     private final Map<String, Job> byName;
     private final Job[] byNumber;
+    private final JobEndings endings;
     /** Set when the service shuts down: the watches it cancels then are not deaths. */
     private boolean closing;
 
-    JobLiveness(Object lock, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber) {
+    JobLiveness(Object lock, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber, JobEndings endings) {
         this.lock = lock;
         this.dataplane = dataplane;
         this.byName = byName;
         this.byNumber = byNumber;
+        this.endings = endings;
     }
 
     /**
@@ -129,6 +131,7 @@ final class JobLiveness implements SpineLink.Events {
         if (!running(job)) {
             return;
         }
+        endings.ended(JobEndings.Reason.IDLE);
         end(job, reason, Status.ABORTED);
         JobEvent event = failedEvent(job);
         job.watches.values().forEach(w -> w.event(event));
@@ -141,6 +144,7 @@ final class JobLiveness implements SpineLink.Events {
      * and tells every other rank's watch. The job stays known by number until no watch is left.
      */
     private void abort(Job job, Collection<Integer> ranks, String reason) {
+        endings.ended(JobEndings.Reason.RANK_FAILED);
         job.failed.addAll(ranks);
         if (job.spine != null) {
             job.spine.drop(); // the spine aborts its job, and the other leaves theirs (docs/ARCHITECTURE.md section 9)
@@ -211,6 +215,7 @@ final class JobLiveness implements SpineLink.Events {
             if (closing || !running(job)) {
                 return; // a leaf shutting down cancels its own spine watches: its workers see the leaf go
             }
+            endings.ended(JobEndings.Reason.SPINE_LOST);
             ControlException lost = end(job, reason, Status.UNAVAILABLE);
             // Out of the table first: the watches' own end callbacks then find nothing to do.
             List<JobRegistry.Watcher> watchers = List.copyOf(job.watches.values());

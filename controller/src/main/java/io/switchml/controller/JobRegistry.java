@@ -9,6 +9,7 @@ import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JobStatus;
 import io.switchml.controller.proto.JoinRequest;
+import io.switchml.controller.proto.WorkerTransport;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.MissingRanks;
 import io.switchml.protocol.ProtocolConstants;
@@ -65,6 +66,7 @@ final class JobRegistry {
     /** Digests of the secrets the operator issued, by job name. */
     private final Map<String, byte[]> issuedSecrets = new HashMap<>();
     private final Job[] byNumber = new Job[ProtocolConstants.MAX_JOBS];
+    private final JobEndings endings = new JobEndings();
     private final JobLiveness liveness;
     private final JobFormation formation;
     private final JobMeetings meetings;
@@ -84,7 +86,7 @@ final class JobRegistry {
         this.dataplane = dataplane;
         this.timer = timer;
         this.security = security;
-        this.liveness = new JobLiveness(this, dataplane, byName, byNumber);
+        this.liveness = new JobLiveness(this, dataplane, byName, byNumber, endings);
         this.spine = leaf == null ? null : new SpineLink(leaf, dataplane, this, liveness);
         this.formation = new JobFormation(this, dataplane, timer, security, byName, byNumber, issuedSecrets,
                 liveness::watchMissing, spine);
@@ -245,6 +247,7 @@ final class JobRegistry {
             dataplane.removeJob(jobNumber);
             byNumber[jobNumber] = null;
             byName.remove(job.name, job);
+            endings.ended(JobEndings.Reason.LEFT);
             LOG.info("job '{}' (job number {}) ended: every rank left", job.name, jobNumber);
         } else {
             JobEvent event = JobLiveness.rankLeftEvent(job, rank, operations);
@@ -369,6 +372,26 @@ final class JobRegistry {
                         + TimeUnit.NANOSECONDS.toSeconds(idleNanos) + " s (its ranks are gone); the switch reclaimed it");
             }
         }
+    }
+
+    /** Jobs ended since the switch started, by why (for the metrics). */
+    long jobsEnded(JobEndings.Reason reason) {
+        return endings.count(reason);
+    }
+
+    /** One rank's latest transport report in a running job, for the metrics. */
+    record RankTransport(int jobNumber, String jobName, WorkerTransport transport) {
+    }
+
+    /** Every running job's ranks' latest transport reports. */
+    synchronized List<RankTransport> rankTransports() {
+        List<RankTransport> all = new ArrayList<>();
+        for (Job job : byNumber) {
+            if (job != null && job.installed() && !job.aborted()) {
+                job.transport.values().forEach(r -> all.add(new RankTransport(job.number, job.name, r.transport())));
+            }
+        }
+        return all;
     }
 
     /** The installed jobs, for inspection. */

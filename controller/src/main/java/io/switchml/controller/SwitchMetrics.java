@@ -11,6 +11,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.switchml.controller.proto.JobStatus;
+import io.switchml.controller.proto.WorkerTransport;
 import io.switchml.dataplane.AggregationSwitch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 /**
  * The switch's metrics endpoint: {@code GET /metrics} in the Prometheus text format, over HTTP or
@@ -266,6 +268,17 @@ public final class SwitchMetrics implements AutoCloseable {
                     }
                 })
                 .register(registry);
+        CounterWithCallback.builder().name(PREFIX + "jobs_ended")
+                .help("Jobs that ended since the switch started, by why: every rank left (left), a rank died"
+                        + " (rank_failed), a leaf's spine went away (spine_lost), no rank was heard for the idle limit (idle).")
+                .labelNames("reason")
+                .callback(cb -> {
+                    for (JobEndings.Reason reason : JobEndings.Reason.values()) {
+                        cb.call(jobs.jobsEnded(reason), reason.label);
+                    }
+                })
+                .register(registry);
+        registerRankTransport(registry, jobs, jobNames);
         CounterWithCallback.builder().name(PREFIX + "sessions_replaced")
                 .help("SwitchML sessions removed from the switch by a newer run: one that took a worker address of"
                         + " theirs (reason address_taken), or their own rank 0 registering again (reason restarted).")
@@ -283,6 +296,48 @@ public final class SwitchMetrics implements AutoCloseable {
                     cb.call(dataplane.egressDropProbability(), "egress");
                 })
                 .register(registry);
+    }
+
+    /**
+     * Each running job's ranks, as they last reported (every second): packets sent, retransmissions, random
+     * losses, congestion window and RTTs. Labelled by job number and rank (and job name with consent).
+     */
+    private static void registerRankTransport(PrometheusRegistry registry, JobRegistry jobs, boolean jobNames) {
+        String[] labels = jobNames ? new String[] {"job", "job_number", "rank"} : new String[] {"job_number", "rank"};
+        rankCounter(registry, jobs, jobNames, labels, "rank_packets_sent",
+                "Packets a rank's worker threads sent, retransmissions included (its last report).",
+                WorkerTransport::getPacketsSent);
+        rankCounter(registry, jobs, jobNames, labels, "rank_retransmissions",
+                "Packets a rank sent again (its last report).", WorkerTransport::getRetransmissions);
+        rankCounter(registry, jobs, jobNames, labels, "rank_random_losses",
+                "Losses a rank's congestion control took for random, leaving its window alone (its last report).",
+                WorkerTransport::getRandomLosses);
+        GaugeWithCallback.builder().name(PREFIX + "rank_congestion_window")
+                .help("A rank's last congestion window in slots (0 with congestion control off).")
+                .labelNames(labels)
+                .callback(cb -> jobs.rankTransports().forEach(r -> cb.call(r.transport().getCongestionWindow(),
+                        rankLabels(r, jobNames))))
+                .register(registry);
+        GaugeWithCallback.builder().name(PREFIX + "rank_smoothed_rtt_seconds")
+                .help("A rank's smoothed round-trip time through the switch.")
+                .labelNames(labels)
+                .callback(cb -> jobs.rankTransports().forEach(r -> cb.call(r.transport().getSmoothedRttNs() / 1e9,
+                        rankLabels(r, jobNames))))
+                .register(registry);
+    }
+
+    private static void rankCounter(PrometheusRegistry registry, JobRegistry jobs, boolean jobNames, String[] labels,
+                                    String name, String help, ToLongFunction<WorkerTransport> value) {
+        CounterWithCallback.builder().name(PREFIX + name).help(help).labelNames(labels)
+                .callback(cb -> jobs.rankTransports().forEach(r -> cb.call(value.applyAsLong(r.transport()),
+                        rankLabels(r, jobNames))))
+                .register(registry);
+    }
+
+    private static String[] rankLabels(JobRegistry.RankTransport r, boolean jobNames) {
+        String number = Integer.toString(r.jobNumber());
+        String rank = Integer.toString(r.transport().getRank());
+        return jobNames ? new String[] {r.jobName(), number, rank} : new String[] {number, rank};
     }
 
     /** The TCP port the endpoint listens on. */

@@ -1,5 +1,8 @@
 package io.switchml.controller;
 
+import io.switchml.controller.proto.TransportReport;
+import io.switchml.controller.proto.WorkerTransport;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -58,6 +61,33 @@ class SwitchMetricsTest extends ControllerTestSupport {
             service.dataplane().setDropProbabilities(0.5, 0);
             assertThat(value(scrape(metrics.port()), "switchml_drop_probability{direction=\"ingress\"}"))
                     .as("read at scrape time").isEqualTo(0.5);
+        }
+    }
+
+    @Test
+    void eachRanksTransportAndTheEndedJobsAreSeries() throws Exception {
+        int number = formJob("reported", 2, 44_000);
+        WorkerTransport report = WorkerTransport.newBuilder().setCongestionControl(true).setCongestionWindow(12.5)
+                .setSmoothedRttNs(2_000_000).setPacketsSent(400).setRetransmissions(3).setRandomLosses(2).build();
+        for (int rank = 0; rank < 2; rank++) {
+            stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(jobId(number)).setRank(rank)
+                    .setTransport(report.toBuilder().setPacketsSent(400 + rank)).build());
+        }
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
+            String text = scrape(metrics.port());
+            assertThat(value(text, "switchml_rank_packets_sent_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(401);
+            assertThat(value(text, "switchml_rank_retransmissions_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(3);
+            assertThat(value(text, "switchml_rank_random_losses_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(2);
+            assertThat(value(text, "switchml_rank_congestion_window{job_number=\"0\",rank=\"1\"}")).isEqualTo(12.5);
+            assertThat(value(text, "switchml_rank_smoothed_rtt_seconds{job_number=\"0\",rank=\"0\"}")).isEqualTo(0.002);
+            assertThat(value(text, "switchml_jobs_ended_total{reason=\"left\"}")).isZero();
+
+            stub().leave(leave(number, 0));
+            stub().leave(leave(number, 1));
+            String after = scrape(metrics.port());
+            assertThat(value(after, "switchml_jobs_ended_total{reason=\"left\"}")).isEqualTo(1);
+            assertThat(value(after, "switchml_jobs_ended_total{reason=\"rank_failed\"}")).isZero();
+            assertThat(after).as("an ended job's ranks are no series").doesNotContain("switchml_rank_packets_sent_total{");
         }
     }
 

@@ -160,8 +160,14 @@ public final class AggregationSwitch implements AutoCloseable {
      * compare); empty when the job is not installed. For the controller's idle check.
      */
     public OptionalInt activity(int jobNumber) {
-        InstalledJob job = jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS ? controlPlane.installedJob(jobNumber) : null;
-        return job == null ? OptionalInt.empty() : OptionalInt.of(job.activity());
+        if (job(jobNumber).isEmpty()) {
+            return OptionalInt.empty();
+        }
+        int sum = 0;
+        for (SwitchPort port : ports) {
+            sum += port.activity().get(jobNumber);
+        }
+        return OptionalInt.of(sum);
     }
 
     /**

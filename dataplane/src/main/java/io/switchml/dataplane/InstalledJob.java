@@ -24,12 +24,6 @@ final class InstalledJob {
     private final WorkerAddresses addresses;
     /** Null for jobs without a spine (all but a leaf's). */
     private final Uplink uplink;
-    /**
-     * Packets of the job's sources that passed validation. Written by every port thread without
-     * synchronization: an increment may be lost to a race, but the count still changes while packets
-     * come, which is all the controller's idle check reads it for.
-     */
-    private int activity;
 
     InstalledJob(JobSpec spec) {
         this(spec, null);
@@ -103,16 +97,6 @@ final class InstalledJob {
     /** Where a leaf's job sends its partials; null for other jobs. */
     UplinkSpec uplinkSpec() {
         return uplink == null ? null : uplink.spec();
-    }
-
-    /** Counts a valid packet of the job (see {@link #activity()}). */
-    void active() {
-        activity++;
-    }
-
-    /** A number that changes while the job's sources send valid packets. */
-    int activity() {
-        return activity;
     }
 
     /** The uplink block of a leaf's job; null for other jobs. */

@@ -35,13 +35,15 @@ final class SwitchPort implements AutoCloseable {
     private final IoEventLoopGroup eventLoop;
     private final Channel channel;
     private final SwitchCounters counters;
+    private final JobActivity activity;
     /** Kept from the bind, so that it can still be read once the channel is closed. */
     private final int port;
 
-    private SwitchPort(IoEventLoopGroup eventLoop, Channel channel, SwitchCounters counters) {
+    private SwitchPort(IoEventLoopGroup eventLoop, Channel channel, SwitchCounters counters, JobActivity activity) {
         this.eventLoop = eventLoop;
         this.channel = channel;
         this.counters = counters;
+        this.activity = activity;
         this.port = ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
@@ -77,7 +79,7 @@ final class SwitchPort implements AutoCloseable {
                     + address.getHostAddress() + ": " + cause.getMessage();
             throw new UncheckedIOException(message, cause instanceof IOException io ? io : new IOException(cause));
         }
-        return new SwitchPort(eventLoop, bound.channel(), counters);
+        return new SwitchPort(eventLoop, bound.channel(), counters, program.activity());
     }
 
     /** The bound UDP port. */
@@ -87,6 +89,10 @@ final class SwitchPort implements AutoCloseable {
 
     SwitchCounters counters() {
         return counters;
+    }
+
+    JobActivity activity() {
+        return activity;
     }
 
     /** Closes the socket and stops the thread; returns when both are done. */

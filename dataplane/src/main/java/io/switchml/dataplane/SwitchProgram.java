@@ -21,6 +21,7 @@ final class SwitchProgram {
     private final SwitchCounters counters;
     private final ResultSender sender;
     private final IngressMetadata metadata = new IngressMetadata();
+    private final JobActivity activity = new JobActivity();
 
     SwitchProgram(ControlPlane controlPlane, int portCount, DropSimulator dropSimulator, SwitchCounters counters,
                   ResultSink sink) {
@@ -54,7 +55,7 @@ final class SwitchProgram {
         }
 
         InstalledJob job = metadata.job;
-        job.active();
+        activity.count(job.spec().jobNumber());
         AggregationPacket aggregation = metadata.packet;
         int set = metadata.set;
         int slot = metadata.slot;
@@ -169,6 +170,11 @@ final class SwitchProgram {
 
     SwitchCounters counters() {
         return counters;
+    }
+
+    /** This program's (this port's) count of valid packets per job. */
+    JobActivity activity() {
+        return activity;
     }
 
     /** The round of (set, slot) just completed in a job with the one-round mode. */

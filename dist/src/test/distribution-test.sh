@@ -53,20 +53,37 @@ for _ in $(seq 1 300); do
 done
 grep -q "switchml switch ready" "$work/switch.log" || { cat "$work/switch.log" >&2; echo "distribution-test: no ready line in 30 s" >&2; exit 1; }
 
+# Waits for the three ranks whose pids are given; prints a failed rank's log.
+await_ranks() {
+  local status=0 i=0
+  for pid in "$@"; do
+    if ! wait "$pid"; then
+      echo "distribution-test: rank $i failed:" >&2
+      cat "$work/rank$i.log" >&2
+      status=1
+    fi
+    i=$((i + 1))
+  done
+  [ "$status" -eq 0 ] || exit 1
+  grep -h " yes " "$work"/rank*.log
+}
+
 pids=()
 for rank in 0 1 2; do
   run "$full/bin/switchml" worker --controller "127.0.0.1:$port" --job dist-test --workers 3 --rank "$rank" \
     --size 256KiB --iters 2 --warmup 1 --verify > "$work/rank$rank.log" 2>&1 &
   pids+=($!)
 done
-status=0
-for i in 0 1 2; do
-  if ! wait "${pids[$i]}"; then
-    echo "distribution-test: rank $i failed:" >&2
-    cat "$work/rank$i.log" >&2
-    status=1
-  fi
-done
-[ "$status" -eq 0 ] || exit 1
-grep -h " yes " "$work"/rank*.log
+await_ranks "${pids[@]}"
 echo "distribution-test: 3 ranks from switchml-$version.tar.gz through switchml-switch-$version.tar.gz, verified"
+
+# The same job again with rank, world size, job and switch only in the environment, as a launcher sets them.
+pids=()
+for rank in 0 1 2; do
+  env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" RANK="$rank" WORLD_SIZE=3 \
+    SWITCHML_JOB=dist-env SWITCHML_CONTROLLER="127.0.0.1:$port" \
+    "$full/bin/switchml" worker --size 256KiB --iters 2 --warmup 1 --verify > "$work/rank$rank.log" 2>&1 &
+  pids+=($!)
+done
+await_ranks "${pids[@]}"
+echo "distribution-test: 3 ranks given RANK, WORLD_SIZE, SWITCHML_JOB and SWITCHML_CONTROLLER only, verified"

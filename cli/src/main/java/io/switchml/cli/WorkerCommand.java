@@ -22,11 +22,13 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--controller", description = "HOST:PORT of the switch's controller (default: localhost:50099).")
     String controller;
 
-    @Option(names = "--rank", required = true, description = "This worker's rank, 0..workers-1.")
-    int rank;
+    @Option(names = "--rank", description = "This worker's rank, 0..workers-1 (default: from the environment: SWITCHML_RANK,"
+            + " RANK or SLURM_PROCID).")
+    Integer rank;
 
-    @Option(names = "--workers", required = true, description = "Number of workers in the job.")
-    int workers;
+    @Option(names = "--workers", description = "Number of workers in the job (default: from the environment:"
+            + " SWITCHML_WORKERS, WORLD_SIZE or SLURM_NTASKS).")
+    Integer workers;
 
     @Option(names = "--job", description = "Job name, the same on every worker (default: default).")
     String job;
@@ -49,10 +51,16 @@ final class WorkerCommand implements Callable<Integer> {
         if (configFile != null) {
             builder.file(configFile);
         }
-        builder.systemProperties();
+        builder.environment(System.getenv()).systemProperties();
         Properties props = new Properties();
         tuning.settings().forEach(props::setProperty);
-        builder.properties(props).rank(rank).workers(workers);
+        builder.properties(props);
+        if (rank != null) {
+            builder.rank(rank);
+        }
+        if (workers != null) {
+            builder.workers(workers);
+        }
         if (controller != null) {
             builder.controller(controller);
         }
@@ -65,12 +73,12 @@ final class WorkerCommand implements Callable<Integer> {
         SwitchMLConfig config = builder.build();
         WorkerPlan plan = new WorkerPlan(config.toMap(), sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), sizes.seed);
-        System.out.println("rank " + rank + " of " + workers + " joining job '" + config.job() + "' at "
+        System.out.println("rank " + config.rank() + " of " + config.workers() + " joining job '" + config.job() + "' at "
                 + (config.shards().isEmpty() ? config.controller() : config.shards().size() + " shards " + config.shards()));
         System.out.println(BenchFormat.TABLE.header().orElseThrow());
         boolean[] failed = {false};
         new BenchWorker(plan).run(report -> {
-            BenchRow row = BenchRow.of("switchml", workers, sizes.dataType().name().toLowerCase(java.util.Locale.ROOT),
+            BenchRow row = BenchRow.of("switchml", config.workers(), sizes.dataType().name().toLowerCase(java.util.Locale.ROOT),
                     List.of(report));
             failed[0] |= Boolean.FALSE.equals(report.verified());
             System.out.println(BenchFormat.TABLE.line(row));

@@ -22,7 +22,9 @@ import java.util.Properties;
 
 /**
  * Everything a worker can configure, in one place. Values come, from lowest to highest precedence,
- * from the defaults below, a properties file ({@link Builder#file}), system properties
+ * from the defaults below, a properties file ({@link Builder#file}), the environment
+ * ({@link Builder#environment}: {@code SWITCHML_<KEY>} and the launchers' {@code RANK}, {@code WORLD_SIZE},
+ * {@code TORCHELASTIC_RUN_ID}, {@code SLURM_PROCID}, {@code SLURM_NTASKS}), system properties
  * ({@link Builder#systemProperties}) and the builder's setters. Property names are
  * {@code switchml.<name>} with the names of {@link Key}.
  */
@@ -55,8 +57,10 @@ public final class SwitchMLConfig {
                         + " empty = plaintext"),
         TLS_CERT("tlsCert", "", "PEM certificate this worker presents to a controller that requires mutual TLS"),
         TLS_KEY("tlsKey", "", "PEM private key (PKCS#8) of tlsCert"),
-        RANK("rank", null, "this worker's rank, 0..workers-1 (required)"),
-        WORKERS("workers", null, "number of workers in the job (required)"),
+        RANK("rank", null, "this worker's rank, 0..workers-1 (required; or the environment's SWITCHML_RANK, RANK or"
+                + " SLURM_PROCID)"),
+        WORKERS("workers", null, "number of workers in the job (required; or the environment's SWITCHML_WORKERS,"
+                + " WORLD_SIZE or SLURM_NTASKS)"),
         ELEMENTS_PER_PACKET("elementsPerPacket", "auto",
                 "int32 elements per packet: 32, 64, 128, 256, 512, 1024, 2048 or 15360; SwitchML hardware takes 64 and 256,"
                         + " 2048 (8 KiB) fits a 9000-byte MTU, 15360 (60 KiB) only loopback; auto = the largest that fits the"
@@ -128,6 +132,9 @@ public final class SwitchMLConfig {
      * from the path when the context connects ({@link SwitchMLContext#config()} has the values chosen).
      */
     public static final int AUTO = 0;
+    /** What the environment's settings start with (see {@link Builder#environment}). */
+    public static final String ENVIRONMENT_PREFIX = "SWITCHML_";
+
     /** The launcher's own system property (see {@link Builder#systemProperties()}). */
     public static final String LAUNCHER_HOME_PROPERTY = "switchml.home";
 
@@ -572,6 +579,38 @@ public final class SwitchMLConfig {
                 throw new IllegalArgumentException("cannot read configuration file " + path + ": " + e.getMessage(), e);
             }
             return properties(props);
+        }
+
+        /**
+         * Takes the settings a launcher put in the environment: {@code SWITCHML_<KEY>} for any {@link Key}
+         * ({@code SWITCHML_JOB}, {@code SWITCHML_CONTROLLER}, {@code SWITCHML_JOIN_TIMEOUT_MS}...; other
+         * {@code SWITCHML_*} variables belong to the launchers and are left alone), and the conventions of the
+         * launchers users already run: {@code RANK} and {@code WORLD_SIZE} (torchrun, MPI-style launchers), else
+         * {@code SLURM_PROCID} and {@code SLURM_NTASKS} (srun), as the rank and workers; {@code
+         * TORCHELASTIC_RUN_ID} as the job name. A {@code SWITCHML_*} variable wins over a launcher's.
+         */
+        public Builder environment(Map<String, String> env) {
+            launcherSetting(env, Key.RANK, "RANK", "SLURM_PROCID");
+            launcherSetting(env, Key.WORKERS, "WORLD_SIZE", "SLURM_NTASKS");
+            launcherSetting(env, Key.JOB, "TORCHELASTIC_RUN_ID");
+            for (Key key : Key.values()) {
+                String value = env.get(ENVIRONMENT_PREFIX + key.name());
+                if (value != null) {
+                    values.setProperty(key.property(), value.trim());
+                }
+            }
+            return this;
+        }
+
+        /** The first of the launchers' variables that is set, as {@code key}. */
+        private void launcherSetting(Map<String, String> env, Key key, String... variables) {
+            for (String variable : variables) {
+                String value = env.get(variable);
+                if (value != null && !value.isBlank()) {
+                    values.setProperty(key.property(), value.trim());
+                    return;
+                }
+            }
         }
 
         /**

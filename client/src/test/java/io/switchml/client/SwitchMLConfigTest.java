@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import java.util.Map;
+
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,32 @@ class SwitchMLConfigTest {
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).job("x".repeat(201)).build())
                 .hasMessage("switchml.job must have 1..200 characters");
         assertThat(SwitchMLConfig.builder().rank(0).workers(1).job("résumé 训练 🚀").build().job()).isEqualTo("résumé 训练 🚀");
+    }
+
+    @Test
+    void theEnvironmentGivesRankWorkersJobAndAnySettingAsLaunchersSetThem() {
+        // torchrun's conventions, and one SWITCHML_* setting; SWITCHML_JAVA is a launcher's own, left alone.
+        SwitchMLConfig torchrun = SwitchMLConfig.builder().environment(Map.of("RANK", "2", "WORLD_SIZE", "4",
+                "TORCHELASTIC_RUN_ID", "run-42", "SWITCHML_CONTROLLER", "switch1:50099", "SWITCHML_JAVA", "/usr/bin/java",
+                "SWITCHML_JOIN_TIMEOUT_MS", "90000")).build();
+        assertThat(torchrun.rank()).isEqualTo(2);
+        assertThat(torchrun.workers()).isEqualTo(4);
+        assertThat(torchrun.job()).isEqualTo("run-42");
+        assertThat(torchrun.controller().toString()).isEqualTo("switch1:50099");
+        assertThat(torchrun.joinTimeout()).isEqualTo(Duration.ofSeconds(90));
+
+        // srun's, when RANK is not set; a SWITCHML_* variable wins over a launcher's.
+        SwitchMLConfig srun = SwitchMLConfig.builder().environment(Map.of("SLURM_PROCID", "1", "SLURM_NTASKS", "3",
+                "SWITCHML_JOB", "mine", "TORCHELASTIC_RUN_ID", "theirs")).build();
+        assertThat(srun.rank()).isEqualTo(1);
+        assertThat(srun.workers()).isEqualTo(3);
+        assertThat(srun.job()).isEqualTo("mine");
+
+        // The builder's setters (a command's options) win over the environment.
+        assertThat(SwitchMLConfig.builder().environment(Map.of("RANK", "2", "WORLD_SIZE", "4")).rank(0).build().rank())
+                .isZero();
+        assertThatThrownBy(() -> SwitchMLConfig.builder().environment(Map.of("WORLD_SIZE", "4")).build())
+                .hasMessageContaining("switchml.rank is required").hasMessageContaining("RANK");
     }
 
     @Test

@@ -9,7 +9,10 @@ version="$2"
 work="$(mktemp -d)"
 switch_pid=""
 cleanup() {
-  [ -n "$switch_pid" ] && kill "$switch_pid" 2>/dev/null || true
+  if [ -n "$switch_pid" ]; then
+    kill "$switch_pid" 2>/dev/null || true
+    wait "$switch_pid" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -43,7 +46,10 @@ if run bash -c 'command -v mvn' >/dev/null; then
 fi
 
 port=$(( 20000 + RANDOM % 20000 ))
-run "$lean/bin/switchml" switch --bind 127.0.0.1 --controller-bind 127.0.0.1 --port 0 --controller-port "$port" \
+# Not through run(): a function's subshell would be the background pid, and killing it would leave the
+# switch running. env execs the launcher, which execs java, so $! is the switch's JVM itself.
+env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" \
+  "$lean/bin/switchml" switch --bind 127.0.0.1 --controller-bind 127.0.0.1 --port 0 --controller-port "$port" \
   > "$work/switch.log" 2>&1 &
 switch_pid=$!
 for _ in $(seq 1 300); do
@@ -87,3 +93,13 @@ for rank in 0 1 2; do
 done
 await_ranks "${pids[@]}"
 echo "distribution-test: 3 ranks given RANK, WORLD_SIZE, SWITCHML_JOB and SWITCHML_CONTROLLER only, verified"
+if kill -0 "$switch_pid" 2>/dev/null; then
+  kill "$switch_pid"
+  wait "$switch_pid" 2>/dev/null || true
+fi
+switch_pid=""
+if pgrep -f "$lean/lib" >/dev/null; then
+  echo "distribution-test: a process of the unpacked switch is still running" >&2
+  exit 1
+fi
+

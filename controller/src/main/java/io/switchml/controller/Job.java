@@ -19,12 +19,8 @@ final class Job {
     final TreeSet<Integer> left = new TreeSet<>();
     /** Assigned when every rank has joined and the job is installed; -1 before. */
     int number = -1;
-    /**
-     * When a rank last showed it is alive: a member call, or packets on the switch (the dataplane's
-     * activity number changed since {@link #lastActivity}). Read by {@code JobRegistry.reclaimIdle}.
-     */
-    long lastActiveNanos = System.nanoTime();
-    int lastActivity;
+    /** When a rank last showed it is alive (see {@code JobRegistry.reclaimIdle}). */
+    final LastHeard lastHeard = new LastHeard();
     /** Identifies this run of the job (job numbers are reused); assigned with the number. */
     long id;
     Map<Integer, WorkerEndpoint> endpoints = Map.of();

@@ -371,7 +371,7 @@ final class JobFormation {
             LOG.warn("{}", grant.reason());
         }
         job.number = number;
-        job.lastActiveNanos = System.nanoTime();
+        job.lastHeard.heard(System.nanoTime());
         job.id = 1 + (JOB_IDS.nextLong() >>> 1) % (Long.MAX_VALUE - 1); // a credential: unguessable, never 0
         // In rank order (Map.copyOf would iterate in an arbitrary order): Status lists the workers by rank.
         job.endpoints = Collections.unmodifiableMap(new TreeMap<>(job.joining.values()));

@@ -339,7 +339,7 @@ final class JobRegistry {
                     + "' is not one of this leaf's ranks " + job.firstRank + ".." + (job.firstRank + job.ranks() - 1)));
             return null;
         }
-        job.lastActiveNanos = System.nanoTime(); // a member call: the job is alive
+        job.lastHeard.heard(System.nanoTime()); // a member call: the job is alive
         return job;
     }
 
@@ -363,11 +363,7 @@ final class JobRegistry {
             if (job == null || !job.installed() || job.aborted()) {
                 continue;
             }
-            int activity = dataplane.activity(job.number).orElse(job.lastActivity);
-            if (activity != job.lastActivity) {
-                job.lastActivity = activity;
-                job.lastActiveNanos = now;
-            } else if (now - job.lastActiveNanos > idleNanos) {
+            if (job.lastHeard.silentFor(dataplane.activity(job.number), now, idleNanos)) {
                 liveness.reclaim(job, "no rank made a call and no packet reached the switch for "
                         + TimeUnit.NANOSECONDS.toSeconds(idleNanos) + " s (its ranks are gone); the switch reclaimed it");
             }

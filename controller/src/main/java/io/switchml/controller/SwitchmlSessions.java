@@ -73,8 +73,7 @@ final class SwitchmlSessions {
         /** The job number on the switch; -1 while ranks are still registering. */
         int jobNumber = -1;
         /** When a rank last registered or a packet of the session last reached the switch (see {@link #reclaimIdle}). */
-        long lastActiveNanos = System.nanoTime();
-        int lastActivity;
+        final LastHeard lastHeard = new LastHeard();
 
         Session(long id, long order, int workers, PayloadSize size) {
             this.id = id;
@@ -196,7 +195,7 @@ final class SwitchmlSessions {
             sessions.put(id, session);
         }
         session.ranks.put(rank, address);
-        session.lastActiveNanos = System.nanoTime();
+        session.lastHeard.heard(System.nanoTime());
         LOG.debug("SwitchML {}: rank {} registered with IPv4 {}", session.name(), rank, address.getHostAddress());
         if (session.ranks.size() == session.workers) {
             install(session);
@@ -312,12 +311,8 @@ final class SwitchmlSessions {
     synchronized int reclaimIdle(long now, long idleNanos) {
         List<Session> idle = new ArrayList<>();
         for (Session session : sessions.values()) {
-            int activity = session.installed() ? dataplane.activity(session.jobNumber).orElse(session.lastActivity)
-                    : session.lastActivity;
-            if (activity != session.lastActivity) {
-                session.lastActivity = activity;
-                session.lastActiveNanos = now;
-            } else if (now - session.lastActiveNanos > idleNanos) {
+            OptionalInt activity = session.installed() ? dataplane.activity(session.jobNumber) : OptionalInt.empty();
+            if (session.lastHeard.silentFor(activity, now, idleNanos)) {
                 idle.add(session);
             }
         }

@@ -1,0 +1,118 @@
+package io.switchml.ipc;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The idle strategy of one reader of the shared-memory port, on the Netty event loop that also
+ * serves its UDP socket. While there is work it polls again at once (a task queued behind the
+ * loop's I/O); after {@code spinNanos} without work it sets its {@link WakeFlag}, looks once more,
+ * and sleeps: it queues nothing and costs no CPU. A writer that finds the flag set sends a one-byte
+ * datagram (the doorbell) to the reader's UDP socket, whose handler calls {@link #wake}. A backstop
+ * timer wakes it as well, in case a doorbell is lost; it then looks once and sleeps again.
+ *
+ * <p>Everything but {@link #start} and {@link #close} runs on the event loop.
+ */
+public final class IpcPoller implements Runnable {
+    /** Polled after work for this long before sleeping: a round trip through the switch is shorter. */
+    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** A sleeping reader looks this often even without a doorbell. */
+    public static final long DEFAULT_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    /** Bytes of the doorbell datagram; no packet of the switch protocol is this short. */
+    public static final int DOORBELL_BYTES = 1;
+
+    /** The reader's work: returns how many items it handled. */
+    @FunctionalInterface
+    public interface Source {
+        int poll();
+    }
+
+    private final EventExecutor loop;
+    private final Source source;
+    private final WakeFlag flag;
+    private final long spinNanos;
+    private final long backstopNanos;
+    private final Runnable backstopTask = () -> wake(false);
+    private long lastWorkAt;
+    private boolean asleep;
+    private volatile boolean closed;
+    private ScheduledFuture<?> backstop;
+
+    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag, long spinNanos, long backstopNanos) {
+        this.loop = loop;
+        this.source = source;
+        this.flag = flag;
+        this.spinNanos = spinNanos;
+        this.backstopNanos = backstopNanos;
+    }
+
+    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag) {
+        this(loop, source, flag, DEFAULT_SPIN_NANOS, DEFAULT_BACKSTOP_NANOS);
+    }
+
+    /** Starts polling; safe from any thread. */
+    public void start() {
+        loop.execute(() -> {
+            lastWorkAt = System.nanoTime();
+            run();
+        });
+    }
+
+    @Override
+    public void run() {
+        if (closed || asleep) {
+            return;
+        }
+        if (source.poll() > 0) {
+            lastWorkAt = System.nanoTime();
+            loop.execute(this);
+            return;
+        }
+        if (System.nanoTime() - lastWorkAt < spinNanos) {
+            loop.execute(this);
+            return;
+        }
+        flag.sleep();
+        if (source.poll() > 0) {
+            flag.awake();
+            lastWorkAt = System.nanoTime();
+            loop.execute(this);
+            return;
+        }
+        asleep = true;
+        backstop = loop.schedule(backstopTask, backstopNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * A doorbell rang ({@code doorbell}) or the backstop fired: polls now. After a doorbell the
+     * reader spins again, as more work is likely; after the backstop it looks once.
+     */
+    public void wake(boolean doorbell) {
+        if (closed || !asleep) {
+            return;
+        }
+        asleep = false;
+        if (backstop != null) {
+            backstop.cancel(false);
+            backstop = null;
+        }
+        flag.awake();
+        lastWorkAt = doorbell ? System.nanoTime() : System.nanoTime() - spinNanos;
+        run();
+    }
+
+    /** Stops polling; a task already queued returns at once. Safe from any thread. */
+    public void close() {
+        closed = true;
+        if (!loop.isShuttingDown()) {
+            loop.execute(() -> {
+                if (backstop != null) {
+                    backstop.cancel(false);
+                    backstop = null;
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.switchml.ipc;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+/**
+ * The requests of one switch port's shared-memory side: every co-located worker thread whose slots
+ * that port serves writes its packets here (an Agrona many-to-one ring in a mapped file), and the
+ * port's thread reads them. Each record is the sender's identity (the IPv4 address and UDP port it
+ * registered at the controller, which the worker table knows it by) and the packet, as it would
+ * have been sent over UDP.
+ *
+ * <p>The file is the ring, then a page of this port's own fields: a magic number, and the wake
+ * flag by which the port's thread says it sleeps (see {@link IpcPoller}).
+ */
+public final class RequestRing {
+    /** Ahead of each packet: the sender's IPv4 address and UDP port. */
+    public static final int IDENTITY_BYTES = 8;
+    private static final long MAGIC = 0x53574d4c52494e47L; // "SWMLRING"
+    private static final int FIELDS_BYTES = 4096;
+    private static final int MAGIC_OFFSET = 0;
+    private static final int WAKE_OFFSET = 64;
+
+    private final ManyToOneRingBuffer ring;
+    private final UnsafeBuffer ringBuffer;
+    private final WakeFlag consumerSleeping;
+    /** The ring's memory as a big-endian byte buffer, positioned on one packet at a time for the reader. */
+    private final ByteBuffer packetView;
+    private final Reader reader = new Reader();
+    private final UnsafeBuffer source = new UnsafeBuffer(0, 0);
+
+    /** What the reader does with each packet. */
+    @FunctionalInterface
+    public interface Consumer {
+        /**
+         * @param packet the packet, position to limit, big-endian and writable; valid during the call only
+         */
+        void packet(int sourceIpv4, int sourcePort, ByteBuffer packet);
+    }
+
+    private RequestRing(MappedByteBuffer mapped, int capacity) {
+        this.ringBuffer = new UnsafeBuffer(mapped, 0, capacity + RingBufferDescriptor.TRAILER_LENGTH);
+        this.ring = new ManyToOneRingBuffer(ringBuffer);
+        UnsafeBuffer fields = new UnsafeBuffer(mapped, capacity + RingBufferDescriptor.TRAILER_LENGTH, FIELDS_BYTES);
+        this.consumerSleeping = new WakeFlag(fields, WAKE_OFFSET);
+        this.packetView = mapped.duplicate().order(ByteOrder.BIG_ENDIAN);
+        if (fields.getLong(MAGIC_OFFSET) != MAGIC) {
+            throw new IllegalArgumentException("not a switchml request ring");
+        }
+    }
+
+    /**
+     * Creates the ring file (mode 0600).
+     *
+     * @param capacity bytes of records, a power of two
+     */
+    public static RequestRing create(Path file, int capacity) {
+        if (Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("ring capacity must be a power of two, not " + capacity);
+        }
+        MappedByteBuffer mapped = MappedFile.create(file, (long) capacity + RingBufferDescriptor.TRAILER_LENGTH + FIELDS_BYTES);
+        new UnsafeBuffer(mapped, capacity + RingBufferDescriptor.TRAILER_LENGTH, FIELDS_BYTES).putLongVolatile(MAGIC_OFFSET, MAGIC);
+        return new RequestRing(mapped, capacity);
+    }
+
+    /** Maps a ring the switch created. */
+    public static RequestRing open(Path file) {
+        MappedByteBuffer mapped = MappedFile.open(file);
+        int capacity = mapped.capacity() - RingBufferDescriptor.TRAILER_LENGTH - FIELDS_BYTES;
+        if (capacity <= 0 || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException(file + " is not a switchml request ring (" + mapped.capacity() + " bytes)");
+        }
+        try {
+            return new RequestRing(mapped, capacity);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + " is not a switchml request ring");
+        }
+    }
+
+    /**
+     * Writes one packet, from {@code length} bytes at {@code address} (off-heap memory the caller
+     * owns); not thread-safe per caller, as each worker thread has its own source buffer.
+     *
+     * @return false when the ring is full (the reader is behind): the packet is not written
+     */
+    public boolean offer(int sourceIpv4, int sourcePort, long address, int length) {
+        int index = ring.tryClaim(1, IDENTITY_BYTES + length);
+        if (index < 0) {
+            return false;
+        }
+        ringBuffer.putInt(index, sourceIpv4);
+        ringBuffer.putInt(index + 4, sourcePort);
+        source.wrap(address, length);
+        ringBuffer.putBytes(index + IDENTITY_BYTES, source, 0, length);
+        ring.commit(index);
+        return true;
+    }
+
+    /** The largest packet a record can hold. */
+    public int maxPacketBytes() {
+        return ring.maxMsgLength() - IDENTITY_BYTES;
+    }
+
+    /** Reads up to {@code limit} packets; on the ring's one reader thread. Returns how many. */
+    public int drain(Consumer consumer, int limit) {
+        reader.consumer = consumer;
+        return ring.read(reader, limit);
+    }
+
+    /** Set while the reader sleeps; a writer that takes it sends the wake-up. */
+    public WakeFlag readerSleeping() {
+        return consumerSleeping;
+    }
+
+    private final class Reader implements org.agrona.concurrent.MessageHandler {
+        Consumer consumer;
+
+        @Override
+        public void onMessage(int msgTypeId, MutableDirectBuffer buffer, int index, int length) {
+            if (length < IDENTITY_BYTES) {
+                return; // a writer outside this protocol: nothing to read
+            }
+            ByteBuffer view = packetView;
+            view.clear();
+            view.limit(index + length).position(index + IDENTITY_BYTES);
+            consumer.packet(buffer.getInt(index), buffer.getInt(index + 4), view);
+        }
+    }
+}

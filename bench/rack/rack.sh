@@ -179,7 +179,7 @@ for ((k = 0; k < switch_count; k++)); do
   grep -q "switchml switch ready" "$workdir/switch$k.log" || { echo "rack: switch $k did not get ready in 30 s" >&2; exit 1; }
   controllers+=("$address:50099")
 done
-# One switch: its controller; several: the job sharded over them (README, A sharded switch).
+# One switch: its controller; several: the job sharded over them (docs/operating.md, A sharded switch).
 switch_args=(--controller "${controllers[0]}")
 if [ "$switch_count" -gt 1 ]; then
   switch_args=(--set "shards=$(IFS=';'; echo "${controllers[*]}")")

@@ -20,7 +20,7 @@ final class WorkerTuning {
     @Option(names = "--operation-timeout-ms", description = "An all-reduce taking longer fails (default 60000).")
     Long operationTimeoutMs;
 
-    @Option(names = "--set", description = "Any worker setting NAME=VALUE (see the README's configuration reference), e.g. --set retransmitMinMs=5; repeatable.")
+    @Option(names = "--set", description = "Any worker setting NAME=VALUE (see the worker settings in docs/configuration.md), e.g. --set retransmitMinMs=5; repeatable.")
     Map<String, String> extra = new LinkedHashMap<>();
 
     /** The {@code switchml.*} settings these options give (only those set). */

@@ -76,8 +76,8 @@ public final class SwitchMLConfig {
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
         CONGESTION_CONTROL("congestionControl", "auto",
-                "whether each worker thread adapts its window to the path (AIMD on loss and on queueing delay, see the"
-                        + " README): on, off (always slotsPerThread in flight), auto = on unless the switch is on loopback,"
+                "whether each worker thread adapts its window to the path (AIMD on loss and on queueing delay, see"
+                        + " docs/configuration.md): on, off (always slotsPerThread in flight), auto = on unless the switch is on loopback,"
                         + " where there is no link to congest"),
         CONGESTION_INITIAL_WINDOW("congestionInitialWindow", "8",
                 "with congestion control: the window each worker thread starts with, 1.. (at most slotsPerThread)"),

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's programs, run against an embedded switch as a user would run them against `switchml switch`. */
+/** The guides' programs (docs/java-and-djl.md, docs/spark.md), run against an embedded switch as a user would run them against `switchml switch`. */
 class ExamplesIT {
     private static AggregationService service;
 

@@ -9,24 +9,28 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README shows the examples' code as it is compiled and run here, imports included. */
+/**
+ * The guides show the examples' code as it is compiled and run here, imports included: docs/java-and-djl.md the DJL
+ * and plain all-reduce programs, docs/spark.md the Spark ones. (The markers in the sources keep their README: names.)
+ */
 class ReadmeSnippetsTest {
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path JAVA_GUIDE = Path.of("..", "docs", "java-and-djl.md");
+    private static final Path SPARK_GUIDE = Path.of("..", "docs", "spark.md");
     private static final Path SOURCES = Path.of("src", "main", "java", "io", "switchml", "examples");
 
     @Test
     void theDjlSnippetAndItsImportsAreTheExamplesOwn() throws IOException {
-        String readme = Files.readString(README);
+        String readme = Files.readString(JAVA_GUIDE);
         String source = Files.readString(SOURCES.resolve("DjlTraining.java"));
         assertThat(readme).contains(region(source, "djl"));
         for (String line : source.lines().filter(l -> l.startsWith("import ")).toList()) {
-            assertThat(readme).as("the README's imports").contains(line);
+            assertThat(readme).as("the guide's imports").contains(line);
         }
     }
 
     @Test
     void thePlainAllReduceSnippetIsTheExamplesOwn() throws IOException {
-        String readme = Files.readString(README);
+        String readme = Files.readString(JAVA_GUIDE);
         String source = Files.readString(SOURCES.resolve("PlainAllReduce.java"));
         assertThat(readme).contains(region(source, "plain"));
         assertThat(readme).contains("import io.switchml.client.SwitchMLContext;", "import io.switchml.api.ReduceOp;");
@@ -34,11 +38,11 @@ class ReadmeSnippetsTest {
 
     @Test
     void theSparkSnippetsAndTheirImportsAreTheExamplesOwn() throws IOException {
-        String readme = Files.readString(README);
+        String readme = Files.readString(SPARK_GUIDE);
         String source = Files.readString(SOURCES.resolve("SparkFashionMnist.java"));
         assertThat(readme).contains(region(source, "spark"), region(source, "barrier"));
         for (String line : source.lines().filter(l -> l.startsWith("import io.switchml")).toList()) {
-            assertThat(readme).as("the README's imports").contains(line);
+            assertThat(readme).as("the guide's imports").contains(line);
         }
     }
 

@@ -15,7 +15,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's Spark code, run in local mode: two barrier tasks as threads of this JVM. */
+/** The Spark code of docs/spark.md, run in local mode: two barrier tasks as threads of this JVM. */
 class SparkFashionMnistTest {
     private static SparkSession spark;
 

@@ -24,7 +24,7 @@ class QuantizerBenchmarkTest {
         assertThat(Math.scalb(1.0, eMax)).isGreaterThan(maxMagnitude(bench.input, elements));
 
         FloatBuffer out = bench.dequantize();
-        // README "Numbers": one contribution is off by at most half a quantization step, plus the
+        // docs/java-and-djl.md, "Numbers": one contribution is off by at most half a quantization step, plus the
         // rounding of the result to float.
         double halfStep = Math.scalb(1.0, eMax) / BlockQuantizer.maxTerm(QuantizerBenchmark.WORKERS) / 2;
         for (int i = 0; i < elements; i++) {

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The switch of an emulated rack: {@code switchml switch} in the rack's switch namespace, started
- * for a bench or training run in the rack and stopped after it (README, The emulated rack).
+ * for a bench or training run in the rack and stopped after it (docs/benchmarks-and-rack.md, The emulated rack).
  */
 public final class RackSwitch {
     private RackSwitch() {

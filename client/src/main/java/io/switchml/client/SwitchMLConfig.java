@@ -75,6 +75,9 @@ public final class SwitchMLConfig {
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
+        TRANSPORT("transport", "auto",
+                "how worker threads reach the switch: udp; ipc = the switch's shared-memory port, for a worker on the"
+                        + " switch's host (an error elsewhere); auto = ipc where the switch offers it, else udp"),
         CONGESTION_CONTROL("congestionControl", "auto",
                 "whether each worker thread adapts its window to the path (AIMD on loss and on queueing delay, see"
                         + " docs/configuration.md): on, off (always slotsPerThread in flight), auto = on unless the switch is on loopback,"
@@ -182,6 +185,7 @@ public final class SwitchMLConfig {
     private final int oneRoundElements;
     private final String localAddress;
     private final CongestionControl congestionControl;
+    private final Transport transport;
     private final int congestionInitialWindow;
     private final Duration congestionTargetDelay;
     private final Duration retransmitMin;
@@ -235,6 +239,7 @@ public final class SwitchMLConfig {
         }
         localAddress = string(Key.LOCAL_ADDRESS);
         congestionControl = CongestionControl.parse(string(Key.CONGESTION_CONTROL));
+        transport = Transport.parse(string(Key.TRANSPORT));
         congestionInitialWindow = (int) inRange(Key.CONGESTION_INITIAL_WINDOW, integer(Key.CONGESTION_INITIAL_WINDOW), 1,
                 ProtocolConstants.MAX_SLOTS);
         congestionTargetDelay = Duration.ofNanos(1000 * inRange(Key.CONGESTION_TARGET_DELAY_MICROS,
@@ -404,6 +409,25 @@ public final class SwitchMLConfig {
 
     public Duration congestionTargetDelay() {
         return congestionTargetDelay;
+    }
+
+    /** How worker threads reach the switch: udp, ipc (its shared-memory port) or auto. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** The values of {@code transport} (docs/ARCHITECTURE.md section 11). */
+    public enum Transport {
+        AUTO, UDP, IPC;
+
+        static Transport parse(String value) {
+            for (Transport t : values()) {
+                if (t.name().equalsIgnoreCase(value)) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException(Key.TRANSPORT.property() + " must be auto, udp or ipc, not '" + value + "'");
+        }
     }
 
     /** The values of {@code congestionControl}. */
@@ -700,6 +724,10 @@ public final class SwitchMLConfig {
 
         public Builder localAddress(String address) {
             return set(Key.LOCAL_ADDRESS, address);
+        }
+
+        public Builder transport(Transport transport) {
+            return set(Key.TRANSPORT, transport.name().toLowerCase(Locale.ROOT));
         }
 
         public Builder congestionControl(CongestionControl mode) {

@@ -88,6 +88,8 @@ final class SwitchSession implements AllReduce {
     private final CompletableFuture<SwitchMLException> jobFailure = new CompletableFuture<>();
     private final JobWatch watch;
     private TransportReporter transportReporter;
+    /** The switch's shared-memory port, or null: the worker threads use UDP. */
+    private final SharedMemoryPort sharedMemory;
     private final StallDiagnosis stallDiagnosis;
     /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
@@ -103,8 +105,9 @@ final class SwitchSession implements AllReduce {
 
     private SwitchSession(SwitchMLConfig config, ControlPlaneClient control, WorkerSockets sockets,
                           JoinResponse joined, InetAddress switchAddress, WorkerStatistics statistics,
-                          SwitchLossListener lossListener) {
+                          SwitchLossListener lossListener, SharedMemoryPort sharedMemory) {
         this.config = config;
+        this.sharedMemory = sharedMemory;
         this.statistics = statistics;
         this.lossListener = lossListener;
         this.control = control;
@@ -166,7 +169,19 @@ final class SwitchSession implements AllReduce {
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
                     sockets.ports(), config.joinTimeout(), waitForController);
             InetAddress switchIp = WorkerSockets.switchAddress(joined.getSwitchAddress(), controllerIp);
-            SwitchSession context = new SwitchSession(config, control, sockets, joined, switchIp, statistics, lossListener);
+            SharedMemoryPort sharedMemory;
+            try {
+                sharedMemory = SharedMemoryPort.choose(config, joined);
+            } catch (SwitchMLException e) {
+                try {
+                    control.leave(joined.getJobNumber(), joined.getJobId(), config.rank(), 0);
+                } catch (RuntimeException leaving) {
+                    e.addSuppressed(leaving);
+                }
+                throw e;
+            }
+            SwitchSession context = new SwitchSession(config, control, sockets, joined, switchIp, statistics, lossListener,
+                    sharedMemory);
             try {
                 context.start();
                 context.watch.open();
@@ -174,8 +189,9 @@ final class SwitchSession implements AllReduce {
                 context.close();
                 throw e;
             }
-            LOG.debug("rank {} joined job '{}' as job number {}; switch at {}", config.rank(), config.job(),
-                    joined.getJobNumber(), switchIp);
+            LOG.info("rank {} joined job '{}' as job number {}; switch at {}, {}", config.rank(), config.job(),
+                    joined.getJobNumber(), switchIp, sharedMemory != null ? "through its shared-memory port in "
+                            + joined.getIpcDirectory() : "over UDP");
             return context;
         } catch (RuntimeException e) {
             if (sockets != null) {
@@ -189,10 +205,20 @@ final class SwitchSession implements AllReduce {
     private void start() {
         PayloadSize size = config.payloadSize();
         FaultInjection faults = config.faultInjection();
+        if (sharedMemory != null) {
+            sharedMemory.attach(config.rank());
+        }
+        statistics.transport = sharedMemory != null ? "ipc" : "udp";
         for (int t = 0; t < sockets.count(); t++) {
             Channel channel = sockets.channel(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
-            boolean congestionControl = config.congestionControl().enabledFor(switchEndpoints[t].getAddress());
+            if (sharedMemory != null) {
+                // At the socket's end: the lane's packets go to the ring, and results come from the board.
+                channel.pipeline().addLast(sharedMemory.link(config.rank(), t, t * slotsPerThread, slotsPerThread, statistics));
+            }
+            // Shared memory has no link to congest.
+            boolean congestionControl = sharedMemory == null
+                    && config.congestionControl().enabledFor(switchEndpoints[t].getAddress());
             WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
             if (faults.enabled()) {

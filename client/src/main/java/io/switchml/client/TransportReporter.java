@@ -48,17 +48,17 @@ final class TransportReporter {
     }
 
     /** The state to report, from a snapshot of the statistics. */
-    static WorkerTransport transport(int rank, WorkerStatistics.Snapshot s) {
+    static WorkerTransport transport(int rank, WorkerStatistics.Snapshot s, String transport) {
         return WorkerTransport.newBuilder().setRank(rank).setCongestionControl(s.congestionWindow() > 0)
                 .setCongestionWindow(s.congestionWindow()).setBaseRttNs(s.baseRttNanos())
                 .setSmoothedRttNs(s.smoothedRttNanos()).setPacketsSent(s.packetsSent())
                 .setRetransmissions(s.retransmissions()).setWindowDelayDecreases(s.windowDelayDecreases())
                 .setWindowLossDecreases(s.windowLossDecreases())
-                .setRandomLosses(s.randomLosses()).build();
+                .setRandomLosses(s.randomLosses()).setTransport(transport).build();
     }
 
     private void report() {
-        control.reportTransport(jobNumber, jobId, rank, transport(rank, statistics.snapshot()), PERIOD)
+        control.reportTransport(jobNumber, jobId, rank, transport(rank, statistics.snapshot(), statistics.transport()), PERIOD)
                 .whenComplete((ok, error) -> {
                     if (error != null) {
                         LOG.debug("rank {}: transport report to the controller failed: {}", rank,

@@ -26,9 +26,23 @@ public final class WorkerStatistics {
     volatile long smoothedRttNanos;
     /** Congestion control: the last window and base RTT of any worker thread (0, -1 when off). */
     volatile double congestionWindow;
+    /** How the worker threads reach the switch: "udp" or "ipc"; set when the session starts. */
+    volatile String transport = "udp";
+    /** Packets not written because the shared-memory port's request ring was full (resent on timeout). */
+    final LongAdder ipcRingFull = new LongAdder();
     volatile long baseRttNanos = -1;
 
     /** A consistent-enough copy for reporting. */
+    /** How the worker threads reach the switch now: "udp", or "ipc" (the switch's shared-memory port). */
+    public String transport() {
+        return transport;
+    }
+
+    /** Packets the shared-memory port's full request ring refused (each resent after a timeout). */
+    public long ipcRingFull() {
+        return ipcRingFull.sum();
+    }
+
     public Snapshot snapshot() {
         return new Snapshot(packetsSent.sum(), packetsReceived.sum(), retransmissions.sum(),
                 retransmissionTimeouts.sum(), duplicateResults.sum(),

@@ -71,6 +71,10 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
             for (int port : dataplane.ports()) {
                 b.addSwitchPorts(port);
             }
+            if (LocalAddresses.isLocal(request.getAddress())) {
+                dataplane.ipcOffer(job.number).ifPresent(offer -> b.setIpcDirectory(offer.directory())
+                        .setIpcBoard(offer.board()));
+            }
             return b.build();
         })));
     }

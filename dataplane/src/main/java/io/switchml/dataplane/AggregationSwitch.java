@@ -33,9 +33,12 @@ public final class AggregationSwitch implements AutoCloseable {
     private final boolean allowFaultInjection;
     private final List<SwitchCounters> counters;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The shared-memory port's directory; null when the switch has none. */
+    private final IpcDirectory ipc;
 
     private AggregationSwitch(InetAddress bindAddress, List<SwitchPort> ports, ControlPlane controlPlane,
-                              DropProbabilities dropProbabilities, boolean allowFaultInjection) {
+                              DropProbabilities dropProbabilities, boolean allowFaultInjection, IpcDirectory ipc) {
+        this.ipc = ipc;
         this.allowFaultInjection = allowFaultInjection;
         this.bindAddress = bindAddress;
         this.ports = ports;
@@ -61,8 +64,9 @@ public final class AggregationSwitch implements AutoCloseable {
         settings.validate();
         Inet4Address address = resolve(settings.bindAddress());
         UdpTransport transport = UdpTransport.select(settings.nativeTransport());
+        IpcDirectory ipc = settings.ipcBase() == null ? null : IpcDirectory.create(settings.ipcBase());
         ControlPlane controlPlane = new ControlPlane(settings.poolSlots(), settings.jobQuotaSlots(),
-                settings.poolBytes(), settings.oneRoundStagingBytes());
+                settings.poolBytes(), settings.oneRoundStagingBytes(), ipc);
         DropProbabilities dropProbabilities =
                 new DropProbabilities(settings.ingressDropProbability(), settings.egressDropProbability());
 
@@ -71,17 +75,38 @@ public final class AggregationSwitch implements AutoCloseable {
             for (int i = 0; i < settings.portCount(); i++) {
                 int port = settings.basePort() == 0 ? 0 : settings.basePort() + i;
                 ports.add(SwitchPort.bind(transport, address, port, i, settings.portCount(), controlPlane,
-                        dropProbabilities, settings.dropSeed() + i));
+                        dropProbabilities, settings.dropSeed() + i, ipc));
             }
         } catch (RuntimeException e) {
             ports.forEach(SwitchPort::close);
+            if (ipc != null) {
+                ipc.close();
+            }
             throw e;
         }
         AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities,
-                settings.allowFaultInjection());
-        LOG.info("switch listening on {} UDP ports {} ({} transport)", address.getHostAddress(),
-                Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT));
+                settings.allowFaultInjection(), ipc);
+        LOG.info("switch listening on {} UDP ports {} ({} transport){}", address.getHostAddress(),
+                Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT),
+                ipc == null ? "" : "; shared-memory port for workers on this host in " + ipc.path());
         return started;
+    }
+
+    /** Where a co-located worker of a job finds the shared-memory port: its directory and the job's board. */
+    public record IpcOffer(String directory, String board) {
+    }
+
+    /**
+     * The shared-memory port for a worker of this installed job on the switch's own host
+     * (docs/ARCHITECTURE.md section 11); empty when the switch has none or the job is not installed.
+     */
+    public Optional<IpcOffer> ipcOffer(int jobNumber) {
+        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
+                : controlPlane.installedJob(jobNumber);
+        if (job == null || job.board() == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new IpcOffer(ipc.path().toString(), job.board().fileName()));
     }
 
     /** The bound UDP ports, in port-index order. */
@@ -197,7 +222,8 @@ public final class AggregationSwitch implements AutoCloseable {
      * A snapshot of the counters summed over the ports, by stable name: packets_received,
      * ingress_simulated_drops, contributions, results_sent (multicast results),
      * retransmissions_answered (unicast), retransmissions_dropped, packets_sent,
-     * egress_simulated_drops, egress_queue_full_drops, io_errors, and one drops_&lt;reason&gt; per
+     * egress_simulated_drops, egress_queue_full_drops, ipc_results (results written to a job's board on
+     * the shared-memory port), ipc_wake_ups, io_errors, and one drops_&lt;reason&gt; per
      * reason a packet is refused: drops_truncated, drops_too_long, drops_wrong_msg_type,
      * drops_unused_bits, drops_unknown_source, drops_unknown_job, drops_job_mismatch,
      * drops_size_mismatch, drops_slot_out_of_range, drops_wrong_port.
@@ -240,6 +266,9 @@ public final class AggregationSwitch implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             ports.forEach(SwitchPort::close);
+            if (ipc != null) {
+                ipc.close();
+            }
             LOG.info("switch on {} closed", bindAddress.getHostAddress());
         }
     }

@@ -1,8 +1,10 @@
 package io.switchml.dataplane;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.DatagramPacket;
+import io.switchml.ipc.IpcPoller;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
@@ -13,11 +15,15 @@ import java.nio.ByteBuffer;
  * the port handler flushes them together after the packet.
  */
 final class ChannelResultSink implements ResultSink {
+    private static final byte[] WAKE_UP = new byte[IpcPoller.DOORBELL_BYTES];
     private ChannelHandlerContext context;
     private ByteBuf received;
     private boolean pendingFlush;
 
-    /** Binds the sink to the datagram being processed; {@code received} holds the result bytes. */
+    /**
+     * Binds the sink to the datagram being processed; {@code received} holds the result bytes, or is
+     * null for a packet from the shared-memory port, whose memory is reused once it is processed.
+     */
     void begin(ChannelHandlerContext context, ByteBuf received) {
         this.context = context;
         this.received = received;
@@ -39,8 +45,15 @@ final class ChannelResultSink implements ResultSink {
             // The kernel has pushed back for long enough to fill the queue: drop rather than grow it.
             return false;
         }
-        context.write(new DatagramPacket(received.retainedDuplicate(), recipient), context.voidPromise());
+        ByteBuf content = received != null ? received.retainedDuplicate() : Unpooled.copiedBuffer(packet.duplicate());
+        context.write(new DatagramPacket(content, recipient), context.voidPromise());
         pendingFlush = true;
         return true;
+    }
+
+    @Override
+    public void wakeUp(InetSocketAddress recipient) {
+        context.write(new DatagramPacket(Unpooled.wrappedBuffer(WAKE_UP), recipient), context.voidPromise());
+        pendingFlush = true;
     }
 }

@@ -20,6 +20,8 @@ final class ControlPlane {
     private final long poolBytes;
     private final long oneRoundStagingBytes;
     private volatile SwitchTables tables = SwitchTables.EMPTY;
+    /** The shared-memory port's files; null when the switch has none. */
+    private final IpcDirectory ipc;
 
     /** A control plane with the default pool and quota. */
     ControlPlane() {
@@ -31,6 +33,11 @@ final class ControlPlane {
     }
 
     ControlPlane(int poolSlots, int jobQuotaSlots, long poolBytes, long oneRoundStagingBytes) {
+        this(poolSlots, jobQuotaSlots, poolBytes, oneRoundStagingBytes, null);
+    }
+
+    ControlPlane(int poolSlots, int jobQuotaSlots, long poolBytes, long oneRoundStagingBytes, IpcDirectory ipc) {
+        this.ipc = ipc;
         this.poolSlots = poolSlots;
         this.jobQuotaSlots = jobQuotaSlots;
         this.poolBytes = poolBytes;
@@ -77,7 +84,16 @@ final class ControlPlane {
         if (spec.slots() > pool.grantableSlots() || installed.memoryBytes() > pool.freeBytes()) {
             throw new InsufficientSlotsException(installed, pool);
         }
-        tables = current.withJob(installed, uplink);
+        // Only this project's workers use the shared-memory port; SwitchML's know nothing of it.
+        IpcDirectory.Board board = ipc != null && installed.roundNumbers() ? ipc.createBoard(installed) : null;
+        try {
+            tables = current.withJob(installed, uplink, board);
+        } catch (RuntimeException e) {
+            if (board != null) {
+                ipc.deleteBoard(board.fileName());
+            }
+            throw e;
+        }
         return installed;
     }
 
@@ -99,7 +115,11 @@ final class ControlPlane {
     /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */
     synchronized void removeJob(int jobNumber) {
         if (jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS) {
+            InstalledJob job = tables.job(jobNumber);
             tables = tables.withoutJob(jobNumber);
+            if (job != null && job.board() != null) {
+                ipc.deleteBoard(job.board().fileName());
+            }
         }
     }
 

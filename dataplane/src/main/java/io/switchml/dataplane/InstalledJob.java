@@ -24,13 +24,16 @@ final class InstalledJob {
     private final WorkerAddresses addresses;
     /** Null for jobs without a spine (all but a leaf's). */
     private final Uplink uplink;
+    /** Where co-located workers read the job's results (docs/ARCHITECTURE.md section 11); null without one. */
+    private final IpcDirectory.Board board;
 
     InstalledJob(JobSpec spec) {
-        this(spec, null);
+        this(spec, null, null);
     }
 
-    InstalledJob(JobSpec spec, UplinkSpec uplinkSpec) {
+    InstalledJob(JobSpec spec, UplinkSpec uplinkSpec, IpcDirectory.Board board) {
         this.spec = spec;
+        this.board = board;
         this.sizeCode = spec.size().code();
         this.slots = spec.slots();
         this.slotsPerThread = spec.slotsPerThread();
@@ -48,6 +51,11 @@ final class InstalledJob {
 
     JobSpec spec() {
         return spec;
+    }
+
+    /** The job's result board on the shared-memory port, or null. */
+    IpcDirectory.Board board() {
+        return board;
     }
 
     int sizeCode() {

@@ -22,19 +22,53 @@ final class ResultSender {
         this.counters = counters;
     }
 
-    /** Sends a completed slot's result to every worker of the job; {@code sourcePort}: of the last contribution. */
-    void multicast(InstalledJob job, int thread, int sourcePort, ByteBuffer result) {
+    /**
+     * Sends a completed slot's result to every worker of the job; {@code sourcePort}: of the last
+     * contribution. Co-located workers that read the job's board get it there, written once for all.
+     */
+    void multicast(InstalledJob job, int slot, int thread, int sourcePort, ByteBuffer result) {
         WorkerAddresses addresses = job.addresses();
+        IpcDirectory.Board board = job.board();
+        boolean published = false;
         for (int rank = 0; rank < addresses.workers(); rank++) {
-            send(addresses, rank, thread, sourcePort, result);
+            if (board != null && board.results().attached(rank)) {
+                if (!published) {
+                    publish(board, slot, result);
+                    published = true;
+                }
+                wakeUp(board, addresses, rank, thread);
+            } else {
+                send(addresses, rank, thread, sourcePort, result);
+            }
         }
         counters.increment(SwitchCounter.RESULTS_SENT);
     }
 
     /** Sends a stored result to the one worker that retransmitted its contribution. */
-    void unicast(InstalledJob job, int rank, int thread, int sourcePort, ByteBuffer result) {
-        send(job.addresses(), rank, thread, sourcePort, result);
+    void unicast(InstalledJob job, int rank, int slot, int thread, int sourcePort, ByteBuffer result) {
+        IpcDirectory.Board board = job.board();
+        if (board != null && board.results().attached(rank)) {
+            publish(board, slot, result); // the same bytes again: its readers see a duplicate
+            wakeUp(board, job.addresses(), rank, thread);
+        } else {
+            send(job.addresses(), rank, thread, sourcePort, result);
+        }
         counters.increment(SwitchCounter.RETRANSMISSIONS_ANSWERED);
+    }
+
+    private void publish(IpcDirectory.Board board, int slot, ByteBuffer result) {
+        board.results().publish(slot, result);
+        counters.increment(SwitchCounter.IPC_RESULTS);
+    }
+
+    private void wakeUp(IpcDirectory.Board board, WorkerAddresses addresses, int rank, int thread) {
+        if (board.results().takeWakeUp(rank, thread)) {
+            InetSocketAddress worker = addresses.address(rank, thread);
+            if (worker != null) {
+                sink.wakeUp(worker);
+                counters.increment(SwitchCounter.IPC_WAKE_UPS);
+            }
+        }
     }
 
     /** Sends a leaf's partial result (written over the packet) up to the spine port of the slot's thread. */

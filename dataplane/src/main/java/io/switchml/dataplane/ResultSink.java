@@ -17,4 +17,11 @@ interface ResultSink {
      * @return false when the datagram could not be queued (the port's send queue is full)
      */
     boolean send(InetSocketAddress recipient, ByteBuffer packet);
+
+    /**
+     * Sends the one-byte datagram that wakes a sleeping worker thread on the shared-memory port
+     * (docs/ARCHITECTURE.md section 11). Best effort: a lost one is made up for by the worker's backstop.
+     */
+    default void wakeUp(InetSocketAddress recipient) {
+    }
 }

@@ -42,6 +42,8 @@ public final class SwitchConfig {
     private long dropSeed = DEFAULT_DROP_SEED;
     private boolean nativeTransport = true;
     private boolean allowFaultInjection;
+    /** Where the shared-memory port's directory is made; null: no shared-memory port. */
+    private String ipcBase = IpcDirectory.defaultBase();
     private int poolSlots = DEFAULT_POOL_SLOTS;
     /** 0: the whole pool. */
     private int jobQuotaSlots;
@@ -147,6 +149,20 @@ public final class SwitchConfig {
     }
 
     /** Use Netty's native epoll transport when it is available (else NIO). Default true. */
+    /**
+     * The directory under which the switch makes its shared-memory port's own directory (mode 0700),
+     * for workers on this host (docs/ARCHITECTURE.md section 11); null turns the port off. Default:
+     * /dev/shm where it exists, else the temporary directory.
+     */
+    public SwitchConfig ipcBase(String base) {
+        this.ipcBase = base;
+        return this;
+    }
+
+    public String ipcBase() {
+        return ipcBase;
+    }
+
     public SwitchConfig nativeTransport(boolean nativeTransport) {
         this.nativeTransport = nativeTransport;
         return this;
@@ -253,7 +269,7 @@ public final class SwitchConfig {
         return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
                 .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots)
-                .oneRoundStagingBytes(oneRoundStagingBytes).poolBytes(poolBytes).allowFaultInjection(allowFaultInjection);
+                .oneRoundStagingBytes(oneRoundStagingBytes).poolBytes(poolBytes).allowFaultInjection(allowFaultInjection).ipcBase(ipcBase);
     }
 
     @Override
@@ -262,6 +278,6 @@ public final class SwitchConfig {
                 + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
                 + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + ", poolSlots="
                 + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", poolBytes=" + poolBytes + ", oneRoundStagingBytes=" + oneRoundStagingBytes
-                + ", allowFaultInjection=" + allowFaultInjection + "}";
+                + ", allowFaultInjection=" + allowFaultInjection + ", ipcBase=" + ipcBase + "}";
     }
 }

@@ -31,6 +31,13 @@ enum SwitchCounter {
     EGRESS_SIMULATED_DROPS,
     /** Result datagrams dropped because the port's send queue was full. */
     EGRESS_QUEUE_FULL_DROPS,
+    /**
+     * Results written to a job's board on the shared-memory port, once per result whatever the number
+     * of co-located workers (docs/ARCHITECTURE.md section 11).
+     */
+    IPC_RESULTS,
+    /** One-byte datagrams sent to wake a sleeping co-located worker thread. */
+    IPC_WAKE_UPS,
     /** Partial results a leaf sent up to its spine, re-sent ones included (docs/ARCHITECTURE.md section 9). */
     PARTIALS_FORWARDED,
     /** Results from the spine that a leaf installed in a slot copy and multicast to its workers. */

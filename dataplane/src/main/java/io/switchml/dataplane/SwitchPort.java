@@ -39,7 +39,12 @@ final class SwitchPort implements AutoCloseable {
     /** Kept from the bind, so that it can still be read once the channel is closed. */
     private final int port;
 
-    private SwitchPort(IoEventLoopGroup eventLoop, Channel channel, SwitchCounters counters, JobActivity activity) {
+    /** The port's shared-memory side; null without one. */
+    private final IpcPort ipcPort;
+
+    private SwitchPort(IoEventLoopGroup eventLoop, Channel channel, SwitchCounters counters, JobActivity activity,
+                       IpcPort ipcPort) {
+        this.ipcPort = ipcPort;
         this.eventLoop = eventLoop;
         this.channel = channel;
         this.counters = counters;
@@ -49,12 +54,14 @@ final class SwitchPort implements AutoCloseable {
 
     /**
      * Binds {@code address:port} (port 0: an ephemeral port) and starts receiving. The socket is
-     * IPv4-only, as the worker table is.
+     * IPv4-only, as the worker table is. With {@code ipc} (not null) the port also reads the request
+     * ring of its index there, on the same thread.
      *
      * @throws UncheckedIOException when the port cannot be bound, for instance because it is taken
      */
     static SwitchPort bind(UdpTransport transport, Inet4Address address, int port, int portIndex, int portCount,
-                           ControlPlane controlPlane, DropProbabilities dropProbabilities, long dropSeed) {
+                           ControlPlane controlPlane, DropProbabilities dropProbabilities, long dropSeed,
+                           IpcDirectory ipc) {
         SwitchCounters counters = new SwitchCounters();
         ChannelResultSink sink = new ChannelResultSink();
         SwitchProgram program = new SwitchProgram(controlPlane, portCount,
@@ -79,7 +86,21 @@ final class SwitchPort implements AutoCloseable {
                     + address.getHostAddress() + ": " + cause.getMessage();
             throw new UncheckedIOException(message, cause instanceof IOException io ? io : new IOException(cause));
         }
-        return new SwitchPort(eventLoop, bound.channel(), counters, program.activity());
+        IpcPort ipcPort = null;
+        if (ipc != null) {
+            try {
+                ipcPort = new IpcPort(ipc.createRequestRing(portIndex), portIndex, program, sink,
+                        bound.channel().pipeline().context(handler));
+            } catch (RuntimeException e) {
+                bound.channel().close().awaitUninterruptibly();
+                shutDown(eventLoop);
+                throw e;
+            }
+            IpcPort started = ipcPort;
+            eventLoop.submit(() -> handler.ipcPort(started)).awaitUninterruptibly();
+            ipcPort.start();
+        }
+        return new SwitchPort(eventLoop, bound.channel(), counters, program.activity(), ipcPort);
     }
 
     /** The bound UDP port. */
@@ -98,6 +119,9 @@ final class SwitchPort implements AutoCloseable {
     /** Closes the socket and stops the thread; returns when both are done. */
     @Override
     public void close() {
+        if (ipcPort != null) {
+            ipcPort.close();
+        }
         channel.close().awaitUninterruptibly();
         shutDown(eventLoop);
     }

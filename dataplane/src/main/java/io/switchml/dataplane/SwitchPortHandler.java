@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
+import io.switchml.ipc.IpcPoller;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -24,6 +25,8 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
     private final ChannelResultSink sink;
     private final SwitchCounters counters;
     private boolean loggedError;
+    /** The port's shared-memory side, whose sleeping reader a one-byte datagram wakes; null without one. */
+    private IpcPort ipcPort;
 
     SwitchPortHandler(int portIndex, SwitchProgram program, ChannelResultSink sink, SwitchCounters counters) {
         this.portIndex = portIndex;
@@ -32,10 +35,21 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
         this.counters = counters;
     }
 
+    /** Set once, on the port's event loop, before any worker can know the port's ring. */
+    void ipcPort(IpcPort port) {
+        this.ipcPort = port;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext context, Object message) {
         if (!(message instanceof DatagramPacket datagram)) {
             ReferenceCountUtil.release(message);
+            return;
+        }
+        if (ipcPort != null && datagram.content().readableBytes() == IpcPoller.DOORBELL_BYTES) {
+            // No packet of the protocol is this short: a co-located worker wrote to the ring while it slept.
+            datagram.release();
+            ipcPort.wakeUp();
             return;
         }
         try {

@@ -124,11 +124,11 @@ final class SwitchProgram {
         switch (next) {
             case MULTICAST -> {
                 writeResult(job, set, slot, aggregation, metadata.elements);
-                sender.multicast(job, metadata.thread, sourcePort, packet);
+                sender.multicast(job, metadata.slot, metadata.thread, sourcePort, packet);
             }
             case UNICAST -> {
                 writeResult(job, set, slot, aggregation, metadata.elements);
-                sender.unicast(job, metadata.rank, metadata.thread, sourcePort, packet);
+                sender.unicast(job, metadata.rank, metadata.slot, metadata.thread, sourcePort, packet);
             }
             // Past validation, only a retransmission into an incomplete round is dropped.
             case DROP -> counters.increment(SwitchCounter.RETRANSMISSIONS_DROPPED);
@@ -154,7 +154,7 @@ final class SwitchProgram {
         job.processor().apply(set, slot, true, aggregation, metadata.elements);
         aggregation.jobNumber(job.spec().jobNumber());
         counters.increment(SwitchCounter.SPINE_RESULTS);
-        sender.multicast(job, metadata.thread, sourcePort, packet);
+        sender.multicast(job, metadata.slot, metadata.thread, sourcePort, packet);
         return NextStep.MULTICAST;
     }
 

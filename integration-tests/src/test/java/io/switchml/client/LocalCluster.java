@@ -16,7 +16,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
-/** An embedded switch on loopback (ephemeral ports) and n worker contexts of one job in this JVM. */
+/**
+ * An embedded switch on loopback (ephemeral ports) and n worker contexts of one job in this JVM. The
+ * workers use UDP unless a test asks for the shared-memory port ({@code transport}), so that the
+ * tests of loss, faults and the wire keep exercising the network path.
+ */
 final class LocalCluster implements AutoCloseable {
     final AggregationService service;
     final List<SwitchMLContext> contexts = new ArrayList<>();
@@ -91,7 +95,7 @@ final class LocalCluster implements AutoCloseable {
                         : leaves.get(LeafRanks.leafOf(r, leaves.size(), workers));
                 SwitchMLConfig config = configure.apply(SwitchMLConfig.builder()
                         .controller("127.0.0.1:" + controller.controllerPort()).job(job).rank(r).workers(workers)
-                        .joinTimeout(java.time.Duration.ofSeconds(30))
+                        .joinTimeout(java.time.Duration.ofSeconds(30)).transport(SwitchMLConfig.Transport.UDP)
                         .elementsPerPacket(TestDefaults.ELEMENTS_PER_PACKET).slotsPerThread(TestDefaults.SLOTS_PER_THREAD)).build();
                 joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config), pool));
             }

@@ -33,7 +33,6 @@ public final class RequestRing {
     /** The ring's memory as a big-endian byte buffer, positioned on one packet at a time for the reader. */
     private final ByteBuffer packetView;
     private final Reader reader = new Reader();
-    private final UnsafeBuffer source = new UnsafeBuffer(0, 0);
 
     /** What the reader does with each packet. */
     @FunctionalInterface
@@ -53,6 +52,11 @@ public final class RequestRing {
         if (fields.getLong(MAGIC_OFFSET) != MAGIC) {
             throw new IllegalArgumentException("not a switchml request ring");
         }
+    }
+
+    /** The name of switch port {@code portIndex}'s ring in the switch's shared-memory directory. */
+    public static String fileName(int portIndex) {
+        return "port-" + portIndex + ".requests";
     }
 
     /**
@@ -84,20 +88,20 @@ public final class RequestRing {
     }
 
     /**
-     * Writes one packet, from {@code length} bytes at {@code address} (off-heap memory the caller
-     * owns); not thread-safe per caller, as each worker thread has its own source buffer.
+     * Writes one packet, {@code packet}'s position to limit; safe from any number of writers.
      *
      * @return false when the ring is full (the reader is behind): the packet is not written
+     * @throws IllegalArgumentException when the packet is longer than {@link #maxPacketBytes}
      */
-    public boolean offer(int sourceIpv4, int sourcePort, long address, int length) {
+    public boolean offer(int sourceIpv4, int sourcePort, ByteBuffer packet) {
+        int length = packet.remaining();
         int index = ring.tryClaim(1, IDENTITY_BYTES + length);
         if (index < 0) {
             return false;
         }
         ringBuffer.putInt(index, sourceIpv4);
         ringBuffer.putInt(index + 4, sourcePort);
-        source.wrap(address, length);
-        ringBuffer.putBytes(index + IDENTITY_BYTES, source, 0, length);
+        ringBuffer.putBytes(index + IDENTITY_BYTES, packet, packet.position(), length);
         ring.commit(index);
         return true;
     }

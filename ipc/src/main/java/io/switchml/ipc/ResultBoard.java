@@ -126,9 +126,18 @@ public final class ResultBoard {
         return buffer.getIntVolatile(ATTACHED_OFFSET + 4 * rank) != 0;
     }
 
-    /** The wake flag of worker thread {@code thread} of rank {@code rank}. */
+    /** The wake flag of worker thread {@code thread} of rank {@code rank}, for that thread. */
     public WakeFlag readerSleeping(int rank, int thread) {
-        return new WakeFlag(buffer, wakeOffset + LINE * (rank * threads + thread));
+        return new WakeFlag(buffer, wakeFlagOffset(rank, thread));
+    }
+
+    /** For the switch, after a publish: whether it must wake that worker thread (see {@link WakeFlag#takeWakeUp}). */
+    public boolean takeWakeUp(int rank, int thread) {
+        return WakeFlag.takeWakeUp(buffer, wakeFlagOffset(rank, thread));
+    }
+
+    private int wakeFlagOffset(int rank, int thread) {
+        return wakeOffset + LINE * (rank * threads + thread);
     }
 
     /** The switch's one writer of that slot writes its result, {@code result}'s position to limit. */

@@ -41,6 +41,11 @@ public final class WakeFlag {
      * send the wake-up.
      */
     public boolean takeWakeUp() {
+        return takeWakeUp(buffer, index);
+    }
+
+    /** {@link #takeWakeUp()} on the flag at {@code index}, for a writer that keeps no flag object. */
+    static boolean takeWakeUp(AtomicBuffer buffer, int index) {
         VarHandle.fullFence();
         return buffer.getIntVolatile(index) == ASLEEP && buffer.compareAndSetInt(index, ASLEEP, AWAKE);
     }

@@ -1,0 +1,149 @@
+package io.switchml.client;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.ReferenceCountUtil;
+import io.switchml.ipc.IpcPoller;
+import io.switchml.ipc.RequestRing;
+import io.switchml.ipc.ResultBoard;
+import io.switchml.ipc.WakeFlag;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * A worker thread's link to the switch's shared-memory port (docs/ARCHITECTURE.md section 11), at
+ * the socket's end of the thread's pipeline: the packets the lane writes go to the port's request
+ * ring instead of the socket, and the results of the thread's slots are read from the job's board
+ * and handed to the lane as if they were datagrams, so the lane (window, loss recovery, timeouts)
+ * works unchanged. The socket stays: it is the thread's identity at the switch, and it carries the
+ * one-byte wake-ups both ways.
+ */
+final class IpcLink extends ChannelDuplexHandler {
+    private static final byte[] WAKE_UP = new byte[IpcPoller.DOORBELL_BYTES];
+
+    private final RequestRing ring;
+    private final ResultBoard board;
+    private final int rank;
+    private final int thread;
+    private final int slotBase;
+    private final int window;
+    private final WorkerStatistics statistics;
+    /** Per window slot: its record on the board, and the board's write count for it last handed on. */
+    private final ByteBuf[] records;
+    private final int[] delivered;
+    private ChannelHandlerContext context;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+    private int sourceIpv4;
+    private int sourcePort;
+    private IpcPoller poller;
+    /** A packet went to the ring since the last flush: the switch may need waking. */
+    private boolean written;
+
+    IpcLink(RequestRing ring, ResultBoard board, int rank, int thread, int slotBase, int window,
+            WorkerStatistics statistics) {
+        this.ring = ring;
+        this.board = board;
+        this.rank = rank;
+        this.thread = thread;
+        this.slotBase = slotBase;
+        this.window = window;
+        this.statistics = statistics;
+        this.records = new ByteBuf[window];
+        this.delivered = new int[window];
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
+        local = (InetSocketAddress) ctx.channel().localAddress();
+        remote = (InetSocketAddress) ctx.channel().remoteAddress();
+        byte[] ip = ((Inet4Address) local.getAddress()).getAddress();
+        sourceIpv4 = (ip[0] & 0xff) << 24 | (ip[1] & 0xff) << 16 | (ip[2] & 0xff) << 8 | ip[3] & 0xff;
+        sourcePort = local.getPort();
+        for (int i = 0; i < window; i++) {
+            records[i] = Unpooled.wrappedBuffer(board.record(slotBase + i));
+            delivered[i] = board.sequence(slotBase + i);
+        }
+        WakeFlag sleeping = board.readerSleeping(rank, thread);
+        poller = new IpcPoller(ctx.executor(), this::poll, sleeping);
+        poller.start();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        poller.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        poller.close();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        ByteBuf packet = msg instanceof DatagramPacket datagram ? datagram.content() : msg instanceof ByteBuf b ? b : null;
+        if (packet == null) {
+            ctx.write(msg, promise);
+            return;
+        }
+        try {
+            ByteBuffer view = packet.nioBufferCount() == 1 ? packet.internalNioBuffer(packet.readerIndex(), packet.readableBytes())
+                    : packet.nioBuffer();
+            if (ring.offer(sourceIpv4, sourcePort, view)) {
+                written = true;
+            } else {
+                statistics.ipcRingFull.increment(); // the lane's loss recovery sends it again
+            }
+            promise.trySuccess();
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (written) {
+            written = false;
+            if (ring.readerSleeping().takeWakeUp()) {
+                ctx.write(Unpooled.wrappedBuffer(WAKE_UP), ctx.voidPromise());
+            }
+        }
+        ctx.flush();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof DatagramPacket datagram && datagram.content().readableBytes() == IpcPoller.DOORBELL_BYTES) {
+            datagram.release();
+            poller.wake(true);
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    /** Hands every new result of this thread's slots to the lane; on the event loop. */
+    private int poll() {
+        int handed = 0;
+        for (int i = 0; i < window; i++) {
+            int slot = slotBase + i;
+            int sequence = board.sequence(slot);
+            if (sequence != delivered[i]) {
+                delivered[i] = sequence;
+                ByteBuf result = records[i].retain().setIndex(0, board.length(slot));
+                context.fireChannelRead(new DatagramPacket(result, local, remote));
+                handed++;
+            }
+        }
+        if (handed > 0) {
+            context.fireChannelReadComplete();
+        }
+        return handed;
+    }
+}

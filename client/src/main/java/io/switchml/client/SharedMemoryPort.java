@@ -1,0 +1,80 @@
+package io.switchml.client;
+
+import io.switchml.api.SwitchMLException;
+import io.switchml.controller.proto.JoinResponse;
+import io.switchml.ipc.RequestRing;
+import io.switchml.ipc.ResultBoard;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This worker's mapping of the switch's shared-memory port (docs/ARCHITECTURE.md section 11): the
+ * request ring of each switch port its threads use and the job's result board. Chosen by
+ * {@link #choose} from the {@code transport} setting and what the controller offered.
+ */
+final class SharedMemoryPort {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedMemoryPort.class);
+
+    private final RequestRing[] rings;
+    private final ResultBoard board;
+
+    private SharedMemoryPort(RequestRing[] rings, ResultBoard board) {
+        this.rings = rings;
+        this.board = board;
+    }
+
+    /**
+     * The shared-memory port this worker uses, or null for UDP: with {@code udp}, or with {@code auto}
+     * when the switch offered none (another host, or a switch without one) or its files cannot be
+     * mapped here (another container).
+     *
+     * @throws SwitchMLException with {@code ipc} when there is no port to use, saying why
+     */
+    static SharedMemoryPort choose(SwitchMLConfig config, JoinResponse joined) {
+        SwitchMLConfig.Transport transport = config.transport();
+        if (transport == SwitchMLConfig.Transport.UDP) {
+            return null;
+        }
+        if (joined.getIpcDirectory().isEmpty()) {
+            if (transport == SwitchMLConfig.Transport.IPC) {
+                throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': "
+                        + SwitchMLConfig.Key.TRANSPORT.property() + "=ipc, but the switch offers no shared-memory port"
+                        + " to this worker: it is on another host (the switch does not have this worker's address), or"
+                        + " the switch runs without one (--no-ipc). Use transport=auto or udp.");
+            }
+            return null;
+        }
+        try {
+            Path directory = Paths.get(joined.getIpcDirectory());
+            ResultBoard board = ResultBoard.open(directory.resolve(joined.getIpcBoard()));
+            int ports = joined.getSwitchPortsCount();
+            RequestRing[] rings = new RequestRing[Math.min(ports, config.threads())];
+            for (int p = 0; p < rings.length; p++) {
+                rings[p] = RequestRing.open(directory.resolve(RequestRing.fileName(p)));
+            }
+            if (rings[0].maxPacketBytes() < config.payloadSize().packetBytes()) {
+                throw new IllegalArgumentException("its ring takes packets of at most " + rings[0].maxPacketBytes() + " bytes");
+            }
+            return new SharedMemoryPort(rings, board);
+        } catch (RuntimeException e) {
+            String why = "cannot use the switch's shared-memory port in " + joined.getIpcDirectory() + ": " + e.getMessage();
+            if (transport == SwitchMLConfig.Transport.IPC) {
+                throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': " + why, e);
+            }
+            LOG.info("rank {}: {}; using UDP", config.rank(), why);
+            return null;
+        }
+    }
+
+    /** Tells the switch that this rank reads its results from the board; before any packet goes out. */
+    void attach(int rank) {
+        board.attach(rank);
+    }
+
+    /** The link of worker thread {@code thread}, whose slots start at {@code slotBase}. */
+    IpcLink link(int rank, int thread, int slotBase, int window, WorkerStatistics statistics) {
+        return new IpcLink(rings[thread % rings.length], board, rank, thread, slotBase, window, statistics);
+    }
+}

@@ -70,6 +70,7 @@ final class CtlJobCommand implements Callable<Integer> {
         for (WorkerTransport t : d.getTransportList()) {
             Map<String, Object> w = new LinkedHashMap<>();
             w.put("rank", t.getRank());
+            w.put("transport", t.getTransport().isEmpty() ? null : t.getTransport());
             w.put("congestion_control", t.getCongestionControl());
             w.put("congestion_window", t.getCongestionControl() ? t.getCongestionWindow() : null);
             w.put("base_rtt_us", t.getBaseRttNs() < 0 ? null : t.getBaseRttNs() / 1000);
@@ -120,10 +121,11 @@ final class CtlJobCommand implements Callable<Integer> {
             out.println("ABORTED: ranks " + d.getFailedRanksList() + " died: " + d.getAbortedReason());
         }
         if (d.getTransportCount() > 0) {
-            out.printf(Locale.ROOT, "%ntransport (each rank's last report):%n%-6s %-10s %-10s %-10s %-12s %-9s %-16s %-12s %s%n",
-                    "RANK", "WINDOW", "BASE_RTT", "SRTT", "PACKETS", "RETRANS", "DECREASES d/l", "RANDOM_LOSS", "AGE");
+            out.printf(Locale.ROOT, "%ntransport (each rank's last report):%n%-6s %-5s %-10s %-10s %-10s %-12s %-9s %-16s %-12s %s%n",
+                    "RANK", "VIA", "WINDOW", "BASE_RTT", "SRTT", "PACKETS", "RETRANS", "DECREASES d/l", "RANDOM_LOSS", "AGE");
             for (WorkerTransport t : d.getTransportList()) {
-                out.printf(Locale.ROOT, "%-6d %-10s %-10s %-10s %-12d %-9d %-16s %-12d %.1f s%n", t.getRank(),
+                out.printf(Locale.ROOT, "%-6d %-5s %-10s %-10s %-10s %-12d %-9d %-16s %-12d %.1f s%n", t.getRank(),
+                        t.getTransport().isEmpty() ? "-" : t.getTransport(),
                         t.getCongestionControl() ? String.format(Locale.ROOT, "%.1f", t.getCongestionWindow()) : "fixed",
                         t.getBaseRttNs() < 0 ? "-" : micros(t.getBaseRttNs()), micros(t.getSmoothedRttNs()),
                         t.getPacketsSent(), t.getRetransmissions(),

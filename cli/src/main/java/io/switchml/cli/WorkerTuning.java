@@ -8,14 +8,20 @@ import java.util.Map;
 
 /** Options that tune the workers, shared by bench, worker, train and demo. */
 final class WorkerTuning {
-    @Option(names = "--elements-per-packet", description = "int32 elements per packet (default 2048; SwitchML hardware: 64 or 256).")
+    @Option(names = "--elements-per-packet", description = "int32 elements per packet (default auto: the largest that fits"
+            + " the path's MTU, 15360 on loopback; SwitchML hardware: 64 or 256).")
     Integer elementsPerPacket;
 
-    @Option(names = "--window", description = "Slots each worker thread keeps in flight (default 64).")
+    @Option(names = "--window", description = "Slots each worker thread keeps in flight (default auto: about 512 KiB of"
+            + " packets, 8 to 64 slots).")
     Integer window;
 
     @Option(names = "--threads", description = "Worker threads per worker, each with its own UDP port and slots (default 1).")
     Integer threads;
+
+    @Option(names = "--transport", description = "How workers reach the switch: auto (the switch's shared-memory port for"
+            + " workers on its host, else UDP), udp or ipc (default auto).")
+    String transport;
 
     @Option(names = "--operation-timeout-ms", description = "An all-reduce taking longer fails (default 60000).")
     Long operationTimeoutMs;
@@ -31,6 +37,7 @@ final class WorkerTuning {
         put(s, SwitchMLConfig.Key.SLOTS_PER_THREAD, window);
         put(s, SwitchMLConfig.Key.THREADS, threads);
         put(s, SwitchMLConfig.Key.OPERATION_TIMEOUT_MS, operationTimeoutMs);
+        put(s, SwitchMLConfig.Key.TRANSPORT, transport);
         return s;
     }
 

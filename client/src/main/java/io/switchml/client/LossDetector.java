@@ -16,6 +16,8 @@ import java.util.Arrays;
  */
 final class LossDetector {
     private final RetransmissionTimeout rto;
+    /** Whether a packet answered out of order counts as lost (RACK); the timeout alone otherwise. */
+    private final boolean reorderingMeansLoss;
     private final boolean[] outstanding;
     private final long[] sentAt;
     private final long[] firstSentAt;
@@ -27,6 +29,16 @@ final class LossDetector {
     private boolean timedOut;
 
     LossDetector(int slots, RetransmissionTimeout rto) {
+        this(slots, rto, true);
+    }
+
+    /**
+     * @param reorderingMeansLoss false on a path that loses nothing but reorders (the switch's shared
+     *                            memory: slots complete in the order of the slowest worker), where
+     *                            only the timeout finds a packet that never went out
+     */
+    LossDetector(int slots, RetransmissionTimeout rto, boolean reorderingMeansLoss) {
+        this.reorderingMeansLoss = reorderingMeansLoss;
         if (slots < 1) {
             throw new IllegalArgumentException("a loss detector needs at least one slot, not " + slots);
         }
@@ -113,7 +125,7 @@ final class LossDetector {
             if (!outstanding[i]) {
                 continue;
             }
-            if (sentAt[i] - lostBefore < 0) {
+            if (reorderingMeansLoss && sentAt[i] - lostBefore < 0) {
                 lost[n++] = i;
             } else if (oldest < 0 || sentAt[i] - sentAt[oldest] < 0) {
                 oldest = i;

@@ -219,7 +219,8 @@ final class SwitchSession implements AllReduce {
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null
                     && config.congestionControl().enabledFor(switchEndpoints[t].getAddress());
-            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, statistics,
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl,
+                    sharedMemory != null, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.

@@ -44,6 +44,11 @@ import java.util.concurrent.TimeUnit;
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** How often timers are checked; retransmission timeouts are multiples of this at best. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * The retransmission timeout's floor on the switch's shared-memory port, where only a packet the
+     * full request ring refused is ever missing, and a late result means a busy host, not a loss.
+     */
+    static final long SHARED_MEMORY_RETRANSMIT_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final int index;
     private final int slotBase;
@@ -110,8 +115,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     record Snapshot(LaneTask running, BitSet runningHeld, List<LaneTask> queued) {
     }
 
+    /**
+     * @param sharedMemory whether the lane's channel leads to the switch's shared-memory port ({@link IpcLink}),
+     *                     which loses nothing and reorders: loss is then found by a long timeout alone
+     */
     WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
-               WorkerStatistics statistics, LaneFailureHandler failures, Runnable silenceListener, Channel channel) {
+               boolean sharedMemory, WorkerStatistics statistics, LaneFailureHandler failures, Runnable silenceListener,
+               Channel channel) {
         this.index = index;
         this.slotBase = index * window;
         this.window = window;
@@ -130,8 +140,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.pendingRound = new int[window];
         this.nextExponent = new byte[window];
         this.nextFlag = new byte[window];
-        this.loss = new LossDetector(window, new RetransmissionTimeout(config.retransmitMin().toNanos(),
-                config.retransmitInitial().toNanos(), config.retransmitMax().toNanos()));
+        long retransmitMin = sharedMemory ? Math.max(SHARED_MEMORY_RETRANSMIT_MIN_NANOS, config.retransmitMin().toNanos())
+                : config.retransmitMin().toNanos();
+        this.loss = new LossDetector(window, new RetransmissionTimeout(retransmitMin,
+                Math.max(retransmitMin, config.retransmitInitial().toNanos()),
+                Math.max(retransmitMin, config.retransmitMax().toNanos())), !sharedMemory);
         this.congestion = congestionControl ? new CongestionWindow(window, config.congestionInitialWindow(),
                 config.congestionTargetDelay().toNanos()) : null;
         this.ready = new ReadySlots(window);

@@ -34,6 +34,20 @@ class LossDetectorTest {
     }
 
     @Test
+    void onAPathThatOnlyReordersOnlyTheTimeoutFindsLoss() {
+        LossDetector d = new LossDetector(3, new RetransmissionTimeout(200 * MS, 200 * MS, 1000 * MS), false);
+        d.start(0);
+        d.sent(0, 0, true);
+        d.sent(1, 4 * MS, true);
+        d.sent(2, 8 * MS, true);
+        d.answered(2, 12 * MS);
+        assertThat(detect(d, 12 * MS)).as("answered out of order, not lost").isEmpty();
+        assertThat(detect(d, 150 * MS)).isEmpty();
+        assertThat(detect(d, 213 * MS)).as("a whole timeout without a result").containsExactly(0, 1);
+        assertThat(d.timedOut()).isTrue();
+    }
+
+    @Test
     void aPacketWithinTheReorderingWindowIsNotLost() {
         LossDetector d = detector(2);
         d.start(0);

@@ -108,13 +108,16 @@ public final class BenchRunner {
                     progress.println("embedded switch" + (options.switchHosts() > 1 ? " (shard " + i + ")" : "")
                             + ": controller " + controllers.get(i) + ", dataplane UDP ports "
                             + java.util.Arrays.toString(service.dataplane().ports())
+                            + service.dataplane().ipcDirectory().map(d -> ", shared-memory port in " + d).orElse("")
                             + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability()
                             + " of packets and of results" : ""));
                 }
                 switchSettings = SwitchSettings.of(controllers);
             }
             String topology = embedded.size() + "-shard";
-            return runAll(switchSettings, null, embedded.size() < 2 ? row -> row : row -> row.withTopology(topology), rows);
+            UnaryOperator<BenchRow> label = embedded.size() >= 2 ? row -> row.withTopology(topology)
+                    : embedded.size() == 1 ? new TransportLabel(embedded.get(0).dataplane()) : row -> row;
+            return runAll(switchSettings, null, label, rows);
         } finally {
             embedded.forEach(AggregationService::close);
         }

@@ -47,6 +47,7 @@ class BenchRunnerIT {
             assertThat(r.maxMs()).isGreaterThanOrEqualTo(r.medianMs());
         });
         assertThat(rows).extracting(BenchRow::workers).containsExactly(1, 1, 1, 3, 3, 3);
+        assertThat(rows).as("worker processes on the switch's host").extracting(BenchRow::topology).containsOnly("shared-memory");
         assertThat(progress.toString(StandardCharsets.UTF_8)).contains("[3/6] switchml n=3: starting 3 worker processes",
                 "[6/6] switchml n=3 1.0MiB done in ");
     }
@@ -58,6 +59,11 @@ class BenchRunnerIT {
                 new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).extracting(BenchRow::verified).containsExactly(true, true);
         assertThat(rows).extracting(BenchRow::type).containsOnly("int32");
+
+        List<BenchRow> udp = new BenchRunner(options(List.of(2), List.of(70_000L), DataType.INT32,
+                Map.of("switchml.transport", "udp")), new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(udp).extracting(BenchRow::verified).containsExactly(true);
+        assertThat(udp).extracting(BenchRow::topology).containsExactly("udp");
     }
 
     @Test

@@ -92,6 +92,11 @@ public final class AggregationSwitch implements AutoCloseable {
         return started;
     }
 
+    /** The directory of the switch's shared-memory port (docs/ARCHITECTURE.md section 11); empty without one. */
+    public Optional<String> ipcDirectory() {
+        return ipc == null ? Optional.empty() : Optional.of(ipc.path().toString());
+    }
+
     /** Where a co-located worker of a job finds the shared-memory port: its directory and the job's board. */
     public record IpcOffer(String directory, String board) {
     }

@@ -194,13 +194,23 @@ final class TrainCommand implements Callable<Integer> {
                 e.seconds()));
     }
 
+    private static String transportWords(String transport) {
+        return switch (transport) {
+            case "shared-memory" -> "its shared-memory port";
+            case "udp" -> "UDP";
+            default -> "its shared-memory port and UDP";
+        };
+    }
+
     /** The outcome in words below the table; {@code where} ends the first line (the rack's links, or nothing). */
     private static void printOutcome(PrintStream out, TrainingSummary summary, String where, double target) {
         out.println();
         out.println(String.format(Locale.ROOT, "test accuracy %.2f %% after %d epoch(s) with %d worker(s), aggregation %s: "
                         + "%.0f images/s, %.1f %% of step time aggregating, %.1f s in all",
                 100 * summary.testAccuracy(), summary.epochCount(), summary.workers(), summary.aggregation(),
-                summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds()) + where);
+                summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds()) + where
+                + (summary.transport() == null ? "" : "; the workers reached the switch through "
+                + transportWords(summary.transport())));
         out.println(summary.epochsToTarget() > 0
                 ? String.format(Locale.ROOT, "%.0f %% test accuracy reached after epoch %d, %.1f s of training", 100 * target,
                         summary.epochsToTarget(), summary.secondsToTarget())

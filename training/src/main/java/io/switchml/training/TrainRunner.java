@@ -3,6 +3,7 @@ package io.switchml.training;
 import ai.djl.engine.Engine;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.controller.AggregationService;
+import io.switchml.dataplane.ResultDelivery;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
@@ -88,10 +89,14 @@ public final class TrainRunner {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
             controller = "127.0.0.1:" + embedded.controllerPort();
             progress.println("embedded switch: controller " + controller + ", dataplane UDP ports "
-                    + java.util.Arrays.toString(embedded.dataplane().ports()));
+                    + java.util.Arrays.toString(embedded.dataplane().ports())
+                    + embedded.dataplane().ipcDirectory().map(d -> ", shared-memory port in " + d).orElse(""));
         }
         try {
-            return train(SwitchSettings.of(controller == null ? List.of() : List.of(controller)), null, epochs);
+            ResultDelivery before = embedded == null ? null : ResultDelivery.of(embedded.dataplane());
+            TrainingSummary summary = train(SwitchSettings.of(controller == null ? List.of() : List.of(controller)), null,
+                    epochs);
+            return before == null ? summary : summary.withTransport(ResultDelivery.of(embedded.dataplane()).transportSince(before));
         } finally {
             if (embedded != null) {
                 embedded.close();

@@ -16,12 +16,28 @@ import java.util.TreeMap;
  * @param epochs              per-epoch summaries, in order
  * @param rateBps             the emulated rack's line rate in bit/s; null outside the rack
  * @param target              the test accuracy {@link #secondsToTarget()} measures the time to
+ * @param transport           how the workers reached the embedded switch (shared-memory, udp); null otherwise
  */
 public record TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
                               double imagesPerSecond, double aggregationFraction, boolean parametersIdentical,
-                              double wallSeconds, List<EpochSummary> epochs, Long rateBps, double target) {
+                              double wallSeconds, List<EpochSummary> epochs, Long rateBps, double target,
+                              String transport) {
     /** The default target accuracy: reached by every method in this project's 3-epoch runs, most of them in epoch 1. */
     public static final double DEFAULT_TARGET = 0.82;
+
+    /** Without a transport to report. */
+    public TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
+                           double imagesPerSecond, double aggregationFraction, boolean parametersIdentical,
+                           double wallSeconds, List<EpochSummary> epochs, Long rateBps, double target) {
+        this(aggregation, workers, epochCount, batchSize, testAccuracy, imagesPerSecond, aggregationFraction,
+                parametersIdentical, wallSeconds, epochs, rateBps, target, null);
+    }
+
+    /** This summary, saying how the workers reached the switch. */
+    public TrainingSummary withTransport(String how) {
+        return new TrainingSummary(aggregation, workers, epochCount, batchSize, testAccuracy, imagesPerSecond,
+                aggregationFraction, parametersIdentical, wallSeconds, epochs, rateBps, target, how);
+    }
 
     /** Outside the rack, with the default target. */
     public TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
@@ -122,10 +138,11 @@ public record TrainingSummary(String aggregation, int workers, int epochCount, i
         return String.format(Locale.ROOT, "{\"aggregation\": \"%s\", \"workers\": %d, \"epochs\": %d, \"batch_size\": %d,"
                         + " \"test_accuracy\": %s, \"images_per_s\": %s, \"aggregation_fraction\": %s,"
                         + " \"parameters_identical\": %s, \"wall_seconds\": %s, \"rate_bps\": %s, \"target_accuracy\": %s,"
-                        + " \"seconds_to_target\": %s, \"per_epoch\": [%s]}",
+                        + " \"seconds_to_target\": %s, \"transport\": %s, \"per_epoch\": [%s]}",
                 aggregation, workers, epochCount, batchSize, number(testAccuracy), number(imagesPerSecond),
                 number(aggregationFraction), parametersIdentical, number(wallSeconds),
-                rateBps == null ? "null" : rateBps.toString(), number(target), number(secondsToTarget()), e);
+                rateBps == null ? "null" : rateBps.toString(), number(target), number(secondsToTarget()),
+                transport == null ? "null" : "\"" + transport + "\"", e);
     }
 
     private static String number(double v) {

@@ -103,6 +103,14 @@ final class SwitchCommand implements Callable<Integer> {
                     + " switches only (default: refused with PERMISSION_DENIED).")
     boolean allowFaultInjection;
 
+    @Option(names = "--ipc-dir", paramLabel = "DIR", description = "Where the switch makes the directory of its"
+            + " shared-memory port, through which workers on this host reach it (default: /dev/shm, else the temporary"
+            + " directory).")
+    String ipcDir;
+
+    @Option(names = "--no-ipc", description = "No shared-memory port: workers on this host use UDP too.")
+    boolean noIpc;
+
     @Option(names = "--tls-cert", paramLabel = "PEM", description = "Serve the controller over TLS with this certificate"
             + " chain (with --tls-key; `switchml certs` makes a test CA).")
     Path tlsCert;
@@ -138,6 +146,11 @@ final class SwitchCommand implements Callable<Integer> {
                 .allowFaultInjection(allowFaultInjection)
                 .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop)
                 .poolSlots(poolSlots).jobQuotaSlots(jobQuota).oneRoundStagingBytes(oneRoundStaging);
+        if (noIpc) {
+            config.ipcBase(null);
+        } else if (ipcDir != null) {
+            config.ipcBase(ipcDir);
+        }
         if (poolBytes != null) {
             config.poolBytes(poolBytes);
         }

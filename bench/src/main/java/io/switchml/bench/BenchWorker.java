@@ -85,6 +85,18 @@ public final class BenchWorker {
         return new Session(c, verifier);
     }
 
+    /** The plan's idle time, as a joined job waiting for its next step. */
+    private void pause() {
+        if (plan.pauseMs() > 0) {
+            try {
+                Thread.sleep(plan.pauseMs());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BenchException("interrupted while pausing between all-reduces");
+            }
+        }
+    }
+
     private SizeReport measure(Session session, TensorGenerator generator, long bytes) {
         AllReduce allReduce = session.allReduce();
         int length = (int) (bytes / 4);
@@ -100,6 +112,7 @@ public final class BenchWorker {
         long windows = 0; // switchml: bytes sent during the all-reduces only (its barrier is a packet all-reduce too)
         long loopStart = 0;
         for (int i = 0; i < times.length; i++) {
+            pause();
             allReduce.barrier();
             long sentBefore = session.counters().bytesSent();
             if (i == 0) {

@@ -26,9 +26,16 @@ import java.util.Objects;
  * @param seed       seed of the {@link TensorGenerator}
  * @param algorithm  the all-reduce to run
  * @param compression {@code topk} and {@code qsgd}: their settings
+ * @param pauseMs    idle time before each timed all-reduce, for measuring what a joined, waiting job costs (0: none)
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
-                         DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression) {
+                         DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs) {
+    /** Without pauses. */
+    public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
+                      DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression) {
+        this(config, sizes, iterations, warmup, verify, type, seed, algorithm, compression, 0);
+    }
+
     /** With the default compression settings. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed, AllReduceAlgorithm algorithm) {
@@ -51,8 +58,8 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
                 throw new IllegalArgumentException("tensor size " + s + " B must be a positive multiple of 4 bytes below 8 GiB");
             }
         }
-        if (iterations < 1 || warmup < 0) {
-            throw new IllegalArgumentException("need at least 1 iteration and no negative warmup");
+        if (iterations < 1 || warmup < 0 || pauseMs < 0) {
+            throw new IllegalArgumentException("need at least 1 iteration, and no negative warmup or pause");
         }
     }
 
@@ -60,7 +67,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
     public WorkerPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression);
+        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs);
     }
 
     public List<String> toArgs() {
@@ -78,6 +85,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         args.add("seed=" + seed);
         args.add("algo=" + algorithm.id());
         args.add("compression=" + compression.toSpec());
+        args.add("pause=" + pauseMs);
         return args;
     }
 
@@ -91,6 +99,6 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
                 Integer.parseInt(a.required("warmup")), Boolean.parseBoolean(a.required("verify")),
                 DataType.valueOf(a.required("type")), Long.parseLong(a.required("seed")),
                 AllReduceAlgorithm.named(a.plan().getOrDefault("algo", AllReduceAlgorithm.SWITCHML.id())),
-                Compression.parse(a.plan().get("compression")));
+                Compression.parse(a.plan().get("compression")), Long.parseLong(a.plan().getOrDefault("pause", "0")));
     }
 }

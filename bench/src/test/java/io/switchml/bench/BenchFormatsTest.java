@@ -59,7 +59,10 @@ class BenchFormatsTest {
                 .hasMessageContaining("multiple of 4");
         WorkerPlan ring = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
                 AllReduceAlgorithm.RING);
-        assertThat(ring.toArgs()).contains("algo=ring");
+        assertThat(ring.toArgs()).contains("algo=ring", "pause=0");
+        WorkerPlan pausing = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 2, 0, false, DataType.INT32, 2,
+                AllReduceAlgorithm.SWITCHML, io.switchml.collectives.Compression.DEFAULTS, 10_000);
+        assertThat(WorkerPlan.parse(pausing.toArgs().toArray(new String[0])).pauseMs()).isEqualTo(10_000);
         assertThat(WorkerPlan.parse(ring.toArgs().toArray(new String[0]))).isEqualTo(ring);
         assertThat(plan.algorithm()).isEqualTo(AllReduceAlgorithm.SWITCHML);
         WorkerPlan topk = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,

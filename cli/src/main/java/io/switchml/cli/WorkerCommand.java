@@ -6,6 +6,8 @@ import io.switchml.bench.BenchWorker;
 import io.switchml.bench.SizeReport;
 import io.switchml.bench.WorkerPlan;
 import io.switchml.client.SwitchMLConfig;
+import io.switchml.collectives.Compression;
+import io.switchml.launch.AllReduceAlgorithm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -38,6 +40,10 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Option(names = "--config", description = "Properties file of switchml.* settings (the options here take precedence).")
     Path configFile;
+
+    @Option(names = "--pause-ms", defaultValue = "0", description = "Idle time before each timed all-reduce, to measure"
+            + " what a joined job costs while it waits (default: ${DEFAULT-VALUE}).")
+    long pauseMs;
 
     @Mixin
     SizeOptions sizes;
@@ -72,7 +78,7 @@ final class WorkerCommand implements Callable<Integer> {
         }
         SwitchMLConfig config = builder.build();
         WorkerPlan plan = new WorkerPlan(config.toMap(), sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
-                sizes.dataType(), sizes.seed);
+                sizes.dataType(), sizes.seed, AllReduceAlgorithm.SWITCHML, Compression.DEFAULTS, pauseMs);
         System.out.println("rank " + config.rank() + " of " + config.workers() + " joining job '" + config.job() + "' at "
                 + (config.shards().isEmpty() ? config.controller() : config.shards().size() + " shards " + config.shards()));
         System.out.println(BenchFormat.TABLE.header().orElseThrow());

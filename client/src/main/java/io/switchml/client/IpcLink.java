@@ -111,6 +111,8 @@ final class IpcLink extends ChannelDuplexHandler {
     public void flush(ChannelHandlerContext ctx) {
         if (written) {
             written = false;
+            poller.workExpected(); // results are due: poll for them rather than wait to be woken
+
             if (ring.readerSleeping().takeWakeUp()) {
                 ctx.write(Unpooled.wrappedBuffer(WAKE_UP), ctx.voidPromise());
             }

@@ -103,6 +103,18 @@ public final class IpcPoller implements Runnable {
         run();
     }
 
+    /**
+     * The reader's own side just asked for work to come back (a worker sent packets): it polls for
+     * the next {@code spinNanos} rather than wait for a wake-up. On the event loop.
+     */
+    public void workExpected() {
+        if (asleep) {
+            wake(true);
+        } else {
+            lastWorkAt = System.nanoTime();
+        }
+    }
+
     /** Stops polling; a task already queued returns at once. Safe from any thread. */
     public void close() {
         closed = true;

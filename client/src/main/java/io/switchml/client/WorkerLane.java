@@ -63,7 +63,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** No result for this long while packets are outstanding makes the lane report silence (0: never; no listener). */
     private final long silenceNanos;
     private final Runnable silenceListener;
-    private final ScheduledFuture<?> timer;
+    /** Ticks while a task runs; null while the lane is idle, so that a waiting job wakes nobody. */
+    private ScheduledFuture<?> timer;
 
     private final SlotRounds rounds;
     /**
@@ -163,8 +164,6 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             txBuffers[i] = Unpooled.wrappedBuffer(slot);
         }
         Arrays.fill(pending, -1);
-        this.timer = channel.eventLoop().scheduleAtFixedRate(this::checkTimers, TICK_NANOS, TICK_NANOS,
-                TimeUnit.NANOSECONDS);
     }
 
     int index() {
@@ -203,7 +202,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         CompletableFuture<Snapshot> snapshot = new CompletableFuture<>();
         channel.eventLoop().execute(() -> {
             stopped = true;
-            timer.cancel(false);
+            stopTimer();
             BitSet held = current == null ? null : heldBlocks(current);
             Snapshot s = new Snapshot(current, held, new ArrayList<>(queue));
             queue.clear();
@@ -235,9 +234,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     private void startNext() {
         LaneTask task = queue.poll();
         if (task == null) {
+            stopTimer();
             return;
         }
         current = task;
+        if (timer == null) {
+            timer = channel.eventLoop().scheduleAtFixedRate(this::checkTimers, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+        }
         long now = System.nanoTime();
         deadline = now + operationTimeoutNanos;
         lastResultAt = now;
@@ -257,6 +260,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         channel.flush();
         if (activeSlots == 0) {
             finishCurrent();
+        }
+    }
+
+    private void stopTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
         }
     }
 
@@ -531,6 +541,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** Forgets the running task after a failure. */
     private void reset() {
         current = null;
+        stopTimer();
         Arrays.fill(pending, -1);
         for (int i = 0; i < window; i++) {
             loss.forget(i);

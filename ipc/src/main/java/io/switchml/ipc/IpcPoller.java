@@ -18,7 +18,7 @@ public final class IpcPoller implements Runnable {
     /** Polled after work for this long before sleeping: a round trip through the switch is shorter. */
     public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** A sleeping reader looks this often even without a doorbell. */
-    public static final long DEFAULT_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    public static final long DEFAULT_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** Bytes of the doorbell datagram; no packet of the switch protocol is this short. */
     public static final int DOORBELL_BYTES = 1;

@@ -6,7 +6,10 @@ import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.TlsServerCredentials;
+import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.ProtocolConstants;
@@ -48,9 +51,13 @@ public final class AggregationService implements AutoCloseable {
     private final ExecutorService calls;
     private final List<String> exposureWarnings;
 
+    /** The standard gRPC health service: SERVING from start to close. */
+    private final HealthStatusManager health;
+
     private AggregationService(AggregationSwitch dataplane, JobRegistry registry, SwitchmlSessions sessions,
                                Server server, ScheduledExecutorService timer, ExecutorService calls,
-                               List<String> exposureWarnings) {
+                               List<String> exposureWarnings, HealthStatusManager health) {
+        this.health = health;
         this.dataplane = dataplane;
         this.registry = registry;
         this.sessions = sessions;
@@ -112,6 +119,8 @@ public final class AggregationService implements AutoCloseable {
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
                     SwitchmlServices.WAIT_MS).stream().map(d -> malformed.guard(ServerInterceptors.intercept(d, sessionAccess)))
                     .toList();
+            // Open to every caller, as load balancers and orchestrators probe it without credentials.
+            HealthStatusManager health = new HealthStatusManager();
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
                             credentials(security))
                     .executor(calls)
@@ -121,8 +130,10 @@ public final class AggregationService implements AutoCloseable {
                     .permitKeepAliveWithoutCalls(true)
                     .addService(controller)
                     .addServices(switchml)
+                    .addService(health.getHealthService())
                     .build()
                     .start();
+            health.setStatus(ControllerGrpc.SERVICE_NAME, HealthCheckResponse.ServingStatus.SERVING);
             long idleNanos = TimeUnit.MILLISECONDS.toNanos(security.jobIdleTimeoutMs());
             long checkEvery = Math.max(100, security.jobIdleTimeoutMs() / 4);
             timer.scheduleWithFixedDelay(() -> {
@@ -137,7 +148,7 @@ public final class AggregationService implements AutoCloseable {
             LOG.debug("controller listening on {} ({})", server.getListenSockets(), security);
             List<String> warnings = ExposureWarnings.of(controllerBind, security);
             warnings.forEach(w -> LOG.warn("security: {}", w));
-            return new AggregationService(dataplane, registry, sessions, server, timer, calls, warnings);
+            return new AggregationService(dataplane, registry, sessions, server, timer, calls, warnings, health);
         } catch (IOException | RuntimeException e) {
             dataplane.close();
             timer.shutdownNow();
@@ -205,6 +216,7 @@ public final class AggregationService implements AutoCloseable {
 
     @Override
     public void close() {
+        health.enterTerminalState();
         registry.close();
         server.shutdownNow();
         try {

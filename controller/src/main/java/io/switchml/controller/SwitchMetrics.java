@@ -9,6 +9,7 @@ import io.grpc.util.CertificateUtils;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.switchml.controller.proto.JobStatus;
 import io.switchml.controller.proto.WorkerTransport;
@@ -126,6 +127,7 @@ public final class SwitchMetrics implements AutoCloseable {
         }
         PrometheusRegistry registry = new PrometheusRegistry();
         register(registry, service.dataplane(), service.registry(), service.sessions(), options.jobNames());
+        JvmMetrics.builder().register(registry); // heap, GC, threads, CPU of the switch's JVM
         ThreadPoolExecutor executor = new ThreadPoolExecutor(MAX_CONNECTIONS, MAX_CONNECTIONS, IDLE_THREAD_SECONDS,
                 TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "switchml-metrics");

@@ -81,6 +81,22 @@ class AggregationServiceTest {
     }
 
     @Test
+    void theControllerServesTheStandardHealthServiceWithoutCredentials() {
+        AggregationService service = start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0), 0);
+        ManagedChannel channel = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();
+        toClose.add(() -> {
+            channel.shutdownNow();
+            channel.awaitTermination(5, TimeUnit.SECONDS);
+        });
+        io.grpc.health.v1.HealthGrpc.HealthBlockingStub health = io.grpc.health.v1.HealthGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(10, TimeUnit.SECONDS);
+        for (String name : new String[]{"", ControllerGrpc.SERVICE_NAME}) {
+            assertThat(health.check(io.grpc.health.v1.HealthCheckRequest.newBuilder().setService(name).build()).getStatus())
+                    .as("service '%s'", name).isEqualTo(io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+        }
+    }
+
+    @Test
     void aSwitchListeningOnEveryAddressAnnouncesNoAddress() {
         AggregationService service = start(new SwitchConfig().bindAddress("0.0.0.0").basePort(0).portCount(2), 0);
         ManagedChannel channel = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();

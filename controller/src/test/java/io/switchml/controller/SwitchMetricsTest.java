@@ -43,7 +43,8 @@ class SwitchMetricsTest extends ControllerTestSupport {
         try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0).jobNames(true))) {
             String text = scrape(metrics.port());
             assertThat(text).contains("# TYPE switchml_packets_received_total counter")
-                    .contains("# TYPE switchml_drops_total counter");
+                    .contains("# TYPE switchml_drops_total counter")
+                    .as("the JVM's own metrics").contains("jvm_memory_used_bytes").contains("jvm_threads_current");
             assertThat(value(text, "switchml_packets_received_total")).isEqualTo(1);
             assertThat(value(text, "switchml_drops_total{reason=\"unknown_source\"}")).isEqualTo(1);
             assertThat(value(text, "switchml_drops_total{reason=\"truncated\"}")).isZero();

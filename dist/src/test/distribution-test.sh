@@ -21,7 +21,8 @@ tar -xzf "$target/switchml-$version.tar.gz" -C "$work"
 tar -xzf "$target/switchml-switch-$version.tar.gz" -C "$work"
 full="$work/switchml-$version"
 lean="$work/switchml-switch-$version"
-for f in bin/switchml LICENSE NOTICE lib conf/spark-jvm.args python/switchml_torch; do
+for f in bin/switchml LICENSE NOTICE lib conf/spark-jvm.args conf/switchml-alerts.yml conf/switchml-dashboard.json \
+    python/switchml_torch; do
   [ -e "$full/$f" ] || { echo "distribution-test: $f is missing from switchml-$version.tar.gz" >&2; exit 1; }
 done
 if ls "$lean/lib" | grep -E -q 'spark|djl|pytorch|scala'; then

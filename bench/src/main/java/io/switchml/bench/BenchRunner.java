@@ -1,9 +1,9 @@
 package io.switchml.bench;
 
 import io.switchml.client.SwitchMLConfig;
-import io.switchml.controller.AggregationService;
-import io.switchml.dataplane.SwitchConfig;
 import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.EmbeddedHierarchy;
+import io.switchml.launch.EmbeddedSwitch;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
@@ -93,7 +93,7 @@ public final class BenchRunner {
         if (leaves > 0 && options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
             return runThroughLeaves(rows);
         }
-        List<AggregationService> embedded = new ArrayList<>();
+        List<EmbeddedSwitch> embedded = new ArrayList<>();
         Map<String, String> switchSettings = Map.of();
         boolean needsSwitch = options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch);
         try {
@@ -102,32 +102,22 @@ public final class BenchRunner {
             } else if (needsSwitch) {
                 List<String> controllers = new ArrayList<>();
                 for (int i = 0; i < Math.max(1, options.switchHosts()); i++) {
-                    AggregationService service = startEmbedded();
-                    embedded.add(service);
-                    controllers.add("127.0.0.1:" + service.controllerPort());
-                    progress.println("embedded switch" + (options.switchHosts() > 1 ? " (shard " + i + ")" : "")
-                            + ": controller " + controllers.get(i) + ", dataplane UDP ports "
-                            + java.util.Arrays.toString(service.dataplane().ports())
-                            + service.dataplane().ipcDirectory().map(d -> ", shared-memory port in " + d).orElse("")
-                            + (options.dropProbability() > 0 ? ", dropping " + options.dropProbability()
-                            + " of packets and of results" : ""));
+                    EmbeddedSwitch embeddedSwitch = EmbeddedSwitch.start("127.0.0.1", options.switchPorts(),
+                            options.dropProbability());
+                    embedded.add(embeddedSwitch);
+                    controllers.add(embeddedSwitch.controller());
+                    progress.println("embedded switch" + (options.switchHosts() > 1 ? " (shard " + i + ")" : "") + ": "
+                            + embeddedSwitch.describe());
                 }
                 switchSettings = SwitchSettings.of(controllers);
             }
             String topology = embedded.size() + "-shard";
             UnaryOperator<BenchRow> label = embedded.size() >= 2 ? row -> row.withTopology(topology)
-                    : embedded.size() == 1 ? new TransportLabel(embedded.get(0).dataplane()) : row -> row;
+                    : embedded.size() == 1 ? new TransportLabel(embedded.get(0)) : row -> row;
             return runAll(switchSettings, null, label, rows);
         } finally {
-            embedded.forEach(AggregationService::close);
+            embedded.forEach(EmbeddedSwitch::close);
         }
-    }
-
-    private AggregationService startEmbedded() {
-        return AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
-                .portCount(options.switchPorts()).ingressDropProbability(options.dropProbability())
-                .egressDropProbability(options.dropProbability())
-                .allowFaultInjection(options.dropProbability() > 0), "127.0.0.1", 0);
     }
 
     /** On loopback through an embedded spine and {@link #leaves} leaves; the rows say so in their topology. */

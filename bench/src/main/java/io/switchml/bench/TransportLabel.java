@@ -1,8 +1,8 @@
 package io.switchml.bench;
 
-import io.switchml.dataplane.AggregationSwitch;
-import io.switchml.dataplane.ResultDelivery;
 import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.EmbeddedSwitch;
+import io.switchml.launch.ResultDelivery;
 import java.util.function.UnaryOperator;
 
 /**
@@ -10,18 +10,18 @@ import java.util.function.UnaryOperator;
  * reached it during the row (see {@link ResultDelivery#transportSince}).
  */
 final class TransportLabel implements UnaryOperator<BenchRow> {
-    private final AggregationSwitch dataplane;
+    private final EmbeddedSwitch embedded;
     private ResultDelivery last;
 
-    TransportLabel(AggregationSwitch dataplane) {
-        this.dataplane = dataplane;
-        this.last = ResultDelivery.of(dataplane);
+    TransportLabel(EmbeddedSwitch embedded) {
+        this.embedded = embedded;
+        this.last = embedded.delivery();
     }
 
     @Override
     public BenchRow apply(BenchRow row) {
         ResultDelivery before = last;
-        last = ResultDelivery.of(dataplane);
+        last = embedded.delivery();
         return AllReduceAlgorithm.named(row.algo()).needsSwitch() ? row.withTopology(last.transportSince(before)) : row;
     }
 }

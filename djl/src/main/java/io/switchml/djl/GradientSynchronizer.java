@@ -9,7 +9,7 @@ import io.switchml.api.AllReduce;
 import io.switchml.api.Futures;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.StepCountMismatchException;
-import io.switchml.client.UnevenInputs;
+import io.switchml.api.UnevenInputs;
 
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;

@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import io.switchml.api.UnevenInputs;
+
 import io.switchml.api.ReduceOp;
 import io.switchml.api.StepCountMismatchException;
 import org.junit.jupiter.api.Test;

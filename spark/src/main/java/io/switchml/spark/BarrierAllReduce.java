@@ -2,8 +2,7 @@ package io.switchml.spark;
 
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
-import io.switchml.controller.AggregationService;
-import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.EmbeddedSwitch;
 import io.switchml.launch.WorkerConnection;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.api.java.JavaFutureAction;
@@ -18,7 +17,6 @@ import scala.runtime.AbstractFunction1;
 
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -58,18 +56,16 @@ public final class BarrierAllReduce {
         JavaSparkContext spark = JavaSparkContext.fromSparkContext(data.context());
         int workers = data.getNumPartitions();
         String run = "spark-" + spark.sc().applicationId() + "-" + RUNS.incrementAndGet();
-        AggregationService embedded = null;
+        EmbeddedSwitch embedded = null;
         Map<String, String> settings = new LinkedHashMap<>(options.settings());
         settings.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(workers));
         try {
             if (options.benchAlgorithm().needsSwitch()) {
                 String controller = options.controller();
                 if (controller == null) {
-                    embedded = AggregationService.start(new SwitchConfig().bindAddress(options.bindAddress()).basePort(0),
-                            options.bindAddress(), 0);
-                    controller = hostPort(options.bindAddress(), embedded.controllerPort());
-                    LOG.info("embedded switch for {}: controller {}, dataplane UDP ports {}", run, controller,
-                            Arrays.toString(embedded.dataplane().ports()));
+                    embedded = EmbeddedSwitch.start(options.bindAddress(), 1);
+                    controller = embedded.controller();
+                    LOG.info("embedded switch for {}: {}", run, embedded.describe());
                 }
                 settings.put(SwitchMLConfig.Key.CONTROLLER.property(), controller);
             }
@@ -121,11 +117,6 @@ public final class BarrierAllReduce {
             values.add(r.value());
         }
         return values;
-    }
-
-    /** {@code host:port}, bracketing an IPv6 literal. */
-    static String hostPort(String host, int port) {
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
     /** One task of the stage: connects its rank, runs the function, leaves the job (also when the function fails). */

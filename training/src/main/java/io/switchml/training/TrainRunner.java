@@ -2,9 +2,8 @@ package io.switchml.training;
 
 import ai.djl.engine.Engine;
 import io.switchml.client.SwitchMLConfig;
-import io.switchml.controller.AggregationService;
-import io.switchml.dataplane.ResultDelivery;
-import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.EmbeddedSwitch;
+import io.switchml.launch.ResultDelivery;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
@@ -83,20 +82,18 @@ public final class TrainRunner {
         if (options.rack() != null) {
             return runInRack(epochs);
         }
-        AggregationService embedded = null;
+        EmbeddedSwitch embedded = null;
         String controller = options.controller();
         if (aggregation == Aggregation.SWITCHML && controller == null) {
-            embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
-            controller = "127.0.0.1:" + embedded.controllerPort();
-            progress.println("embedded switch: controller " + controller + ", dataplane UDP ports "
-                    + java.util.Arrays.toString(embedded.dataplane().ports())
-                    + embedded.dataplane().ipcDirectory().map(d -> ", shared-memory port in " + d).orElse(""));
+            embedded = EmbeddedSwitch.start("127.0.0.1", 1);
+            controller = embedded.controller();
+            progress.println("embedded switch: " + embedded.describe());
         }
         try {
-            ResultDelivery before = embedded == null ? null : ResultDelivery.of(embedded.dataplane());
+            ResultDelivery before = embedded == null ? null : embedded.delivery();
             TrainingSummary summary = train(SwitchSettings.of(controller == null ? List.of() : List.of(controller)), null,
                     epochs);
-            return before == null ? summary : summary.withTransport(ResultDelivery.of(embedded.dataplane()).transportSince(before));
+            return before == null ? summary : summary.withTransport(embedded.delivery().transportSince(before));
         } finally {
             if (embedded != null) {
                 embedded.close();

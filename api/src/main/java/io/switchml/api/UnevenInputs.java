@@ -1,9 +1,5 @@
-package io.switchml.client;
+package io.switchml.api;
 
-import io.switchml.api.AllReduce;
-import io.switchml.api.Futures;
-import io.switchml.api.ReduceOp;
-import io.switchml.api.StepCountMismatchException;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;

@@ -163,7 +163,10 @@ public final class BenchRunner {
             List<Process> switches = new ArrayList<>();
             try {
                 Map<String, String> switchSettings = Map.of();
-                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && leaves > 0) {
+                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && spec.ranksPerHost() > 1) {
+                    leafControllers = RackSwitch.startLeafPerHost(rack, options.switchPorts(), progress, switches);
+                    switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
+                } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && leaves > 0) {
                     leafControllers = RackSwitch.startHierarchy(rack, options.switchPorts(), progress, switches);
                     switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
                 } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {

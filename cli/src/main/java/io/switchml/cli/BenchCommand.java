@@ -100,6 +100,16 @@ final class BenchCommand implements Callable<Integer> {
             + " one --workers value.")
     Integer leaves;
 
+    @Option(names = "--hosts", paramLabel = "H", description = "With --rack and --ranks-per-host: H hosts of R ranks each,"
+            + " behind one link per host; the workers are H x R (instead of --workers). The switch path runs a leaf"
+            + " switch in every host, whose ranks use its shared-memory port, under a spine on the fabric; the ring's"
+            + " ranks on one host talk over that host's loopback.")
+    Integer hosts;
+
+    @Option(names = "--ranks-per-host", paramLabel = "R", description = "With --rack --hosts H: rank processes per host"
+            + " (default: 1, a host per rank).")
+    Integer ranksPerHost;
+
     @Option(names = "--mtu", defaultValue = "9000", description = "With --rack: the MTU of every link (default: ${DEFAULT-VALUE}).")
     int mtu;
 
@@ -145,16 +155,27 @@ final class BenchCommand implements Callable<Integer> {
             if (rate == null) {
                 throw new IllegalArgumentException("--rack needs --rate, e.g. --rate 500mbit");
             }
+            int perHost = ranksPerHost == null ? 1 : ranksPerHost;
+            if (hosts != null) {
+                if (hosts < 1) {
+                    throw new IllegalArgumentException("--hosts must be at least 1, not " + hosts);
+                }
+                workers = List.of(hosts * perHost);
+            } else if (ranksPerHost != null) {
+                throw new IllegalArgumentException("--ranks-per-host needs --hosts");
+            }
             int most = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
             if (switchHosts != null && switchHosts < 1) {
                 throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts
                         + " (leave it out for the switch on the fabric)");
             }
             rackSpec = new Rack.Spec(most, Rack.parseRate(rate), mtu, drop, switchHosts == null ? 0 : switchHosts,
-                    leaves == null ? 0 : leaves);
+                    leaves == null ? 0 : leaves, perHost);
             switchDrop = 0;
         } else if (rate != null) {
             throw new IllegalArgumentException("--rate needs --rack");
+        } else if (hosts != null || ranksPerHost != null) {
+            throw new IllegalArgumentException("--hosts and --ranks-per-host build hosts in the emulated rack: they need --rack");
         } else if (switchHosts != null && switchHosts < 1) {
             throw new IllegalArgumentException("--switch-hosts must be at least 1, not " + switchHosts);
         }

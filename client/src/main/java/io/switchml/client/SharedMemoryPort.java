@@ -19,10 +19,13 @@ final class SharedMemoryPort {
 
     private final RequestRing[] rings;
     private final ResultBoard board;
+    /** This worker's place on the board: its rank in the job as this switch installed it (a leaf's: local). */
+    private final int boardRank;
 
-    private SharedMemoryPort(RequestRing[] rings, ResultBoard board) {
+    private SharedMemoryPort(RequestRing[] rings, ResultBoard board, int boardRank) {
         this.rings = rings;
         this.board = board;
+        this.boardRank = boardRank;
     }
 
     /**
@@ -57,7 +60,11 @@ final class SharedMemoryPort {
             if (rings[0].maxPacketBytes() < config.payloadSize().packetBytes()) {
                 throw new IllegalArgumentException("its ring takes packets of at most " + rings[0].maxPacketBytes() + " bytes");
             }
-            return new SharedMemoryPort(rings, board);
+            if (joined.getIpcRank() >= board.workers()) {
+                throw new IllegalArgumentException("the switch placed this worker at " + joined.getIpcRank() + " on a board of "
+                        + board.workers() + " workers");
+            }
+            return new SharedMemoryPort(rings, board, joined.getIpcRank());
         } catch (RuntimeException e) {
             String why = "cannot use the switch's shared-memory port in " + joined.getIpcDirectory() + ": " + e.getMessage();
             if (transport == SwitchMLConfig.Transport.IPC) {
@@ -68,13 +75,13 @@ final class SharedMemoryPort {
         }
     }
 
-    /** Tells the switch that this rank reads its results from the board; before any packet goes out. */
-    void attach(int rank) {
-        board.attach(rank);
+    /** Tells the switch that this worker reads its results from the board; before any packet goes out. */
+    void attach() {
+        board.attach(boardRank);
     }
 
     /** The link of worker thread {@code thread}, whose slots start at {@code slotBase}. */
-    IpcLink link(int rank, int thread, int slotBase, int window, WorkerStatistics statistics) {
-        return new IpcLink(rings[thread % rings.length], board, rank, thread, slotBase, window, statistics);
+    IpcLink link(int thread, int slotBase, int window, WorkerStatistics statistics) {
+        return new IpcLink(rings[thread % rings.length], board, boardRank, thread, slotBase, window, statistics);
     }
 }

@@ -206,7 +206,7 @@ final class SwitchSession implements AllReduce {
         PayloadSize size = config.payloadSize();
         FaultInjection faults = config.faultInjection();
         if (sharedMemory != null) {
-            sharedMemory.attach(config.rank());
+            sharedMemory.attach();
         }
         statistics.transport = sharedMemory != null ? "ipc" : "udp";
         for (int t = 0; t < sockets.count(); t++) {
@@ -214,7 +214,7 @@ final class SwitchSession implements AllReduce {
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
             if (sharedMemory != null) {
                 // At the socket's end: the lane's packets go to the ring, and results come from the board.
-                channel.pipeline().addLast(sharedMemory.link(config.rank(), t, t * slotsPerThread, slotsPerThread, statistics));
+                channel.pipeline().addLast(sharedMemory.link(t, t * slotsPerThread, slotsPerThread, statistics));
             }
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null

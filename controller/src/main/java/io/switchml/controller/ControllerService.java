@@ -73,7 +73,7 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
             }
             if (LocalAddresses.isLocal(request.getAddress())) {
                 dataplane.ipcOffer(job.number).ifPresent(offer -> b.setIpcDirectory(offer.directory())
-                        .setIpcBoard(offer.board()));
+                        .setIpcBoard(offer.board()).setIpcRank(request.getRank() - job.firstRank));
             }
             return b.build();
         })));

@@ -73,6 +73,19 @@ class SharedMemoryTransportTest {
     }
 
     @Test
+    void leavesServeTheirRanksOnSharedMemoryAndTalkToTheSpineOverUdp() {
+        try (LocalCluster tree = LocalCluster.hierarchy(2, 4, 1, b -> b.transport(IPC))) {
+            AllReduceExactnessTest.checkFloatSum(tree, 31, 262_144, TestDefaults.ELEMENTS_PER_PACKET);
+            AllReduceExactnessTest.checkIntSum(tree, 32, 100_001);
+            assertThat(tree.contexts).allSatisfy(c -> assertThat(c.statistics().transport()).isEqualTo("ipc"));
+            for (AggregationService leaf : tree.leaves) {
+                assertThat(leaf.dataplane().counters().get("ipc_results")).isPositive();
+                assertThat(leaf.dataplane().counters().get("partials_forwarded")).isPositive();
+            }
+        }
+    }
+
+    @Test
     void autoUsesUdpWhereTheSwitchHasNoSharedMemoryPortAndIpcSaysWhyItCannot() {
         try (AggregationService service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
                 .ipcBase(null), "127.0.0.1", 0)) {

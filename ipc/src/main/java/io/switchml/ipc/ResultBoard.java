@@ -118,7 +118,14 @@ public final class ResultBoard {
 
     /** Rank {@code rank} reads its results here from now on (before it sends its first packet). */
     public void attach(int rank) {
+        checkRank(rank);
         buffer.putIntVolatile(ATTACHED_OFFSET + 4 * rank, 1);
+    }
+
+    private void checkRank(int rank) {
+        if (rank < 0 || rank >= workers) {
+            throw new IllegalArgumentException("rank " + rank + " outside the board's 0.." + (workers - 1));
+        }
     }
 
     /** Whether rank {@code rank} reads its results here; the switch sends them over UDP otherwise. */
@@ -128,6 +135,10 @@ public final class ResultBoard {
 
     /** The wake flag of worker thread {@code thread} of rank {@code rank}, for that thread. */
     public WakeFlag readerSleeping(int rank, int thread) {
+        checkRank(rank);
+        if (thread < 0 || thread >= threads) {
+            throw new IllegalArgumentException("worker thread " + thread + " outside the board's 0.." + (threads - 1));
+        }
         return new WakeFlag(buffer, wakeFlagOffset(rank, thread));
     }
 

@@ -97,6 +97,9 @@ class SharedMemoryPortTest {
         assertThatThrownBy(() -> ResultBoard.open(junk)).hasMessageContaining("not a switchml result board");
         assertThatThrownBy(() -> RequestRing.open(junk)).hasMessageContaining("not a switchml request ring");
         assertThatThrownBy(() -> ResultBoard.create(dir.resolve("b"), 2, 10, 4, 100)).hasMessageContaining("shape");
+        ResultBoard board = ResultBoard.create(dir.resolve("c"), 2, 8, 4, 100);
+        assertThatThrownBy(() -> board.attach(2)).hasMessageContaining("rank 2 outside the board's 0..1");
+        assertThatThrownBy(() -> board.readerSleeping(0, 2)).hasMessageContaining("worker thread 2 outside");
     }
 
     @Test

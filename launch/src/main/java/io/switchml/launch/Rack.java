@@ -67,8 +67,17 @@ public final class Rack implements AutoCloseable {
      * @param leaves          0: one rack; L: L racks, each with its bridge and its leaf switch on it, rank r in the
      *                        rack of the leaf that serves it, every leaf joined to a spine namespace by one link at
      *                        the line rate (docs/ARCHITECTURE.md section 9)
+     * @param ranksPerHost    1: a namespace per worker; R > 1: hosts of R workers each (the workers' namespace is the
+     *                        host's), a leaf switch in every host, whose ranks reach it through its shared-memory
+     *                        port, under a spine on the fabric (docs/ARCHITECTURE.md section 11)
      */
-    public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts, int leaves) {
+    public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts, int leaves,
+                       int ranksPerHost) {
+        /** A namespace per worker. */
+        public Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts, int leaves) {
+            this(workers, rateBps, mtu, dropProbability, switchHosts, leaves, 1);
+        }
+
         /** The switch on the fabric. */
         public Spec(int workers, long rateBps, int mtu, double dropProbability) {
             this(workers, rateBps, mtu, dropProbability, 0);
@@ -80,6 +89,16 @@ public final class Rack implements AutoCloseable {
         }
 
         public Spec {
+            if (ranksPerHost < 1) {
+                throw new IllegalArgumentException("--ranks-per-host must be at least 1, not " + ranksPerHost);
+            }
+            if (ranksPerHost > 1 && (leaves > 0 || switchHosts > 0)) {
+                throw new IllegalArgumentException("--ranks-per-host puts a leaf switch in every host under a spine on the"
+                        + " fabric; leave out --leaves and --switch-hosts");
+            }
+            if (workers % ranksPerHost != 0) {
+                throw new IllegalArgumentException(workers + " workers do not fill hosts of " + ranksPerHost + " ranks");
+            }
             if (leaves < 0 || leaves > MAX_LEAVES) {
                 throw new IllegalArgumentException("--leaves " + leaves + " is outside 1.." + MAX_LEAVES);
             }
@@ -123,7 +142,12 @@ public final class Rack implements AutoCloseable {
         }
 
         public Spec withWorkers(int n) {
-            return new Spec(n, rateBps, mtu, dropProbability, switchHosts, leaves);
+            return new Spec(n, rateBps, mtu, dropProbability, switchHosts, leaves, ranksPerHost);
+        }
+
+        /** Worker namespaces: one per host of {@link #ranksPerHost} ranks. */
+        public int hosts() {
+            return workers / ranksPerHost;
         }
 
         /**
@@ -131,12 +155,15 @@ public final class Rack implements AutoCloseable {
          * {@code L-leaves} for L leaf racks under a spine.
          */
         public String topology() {
-            return leaves > 0 ? leaves + "-leaves" : switchHosts == 0 ? "fabric" : switchHosts + "-host";
+            return ranksPerHost > 1 ? hosts() + "x" + ranksPerHost + "-leaf-per-host"
+                    : leaves > 0 ? leaves + "-leaves" : switchHosts == 0 ? "fabric" : switchHosts + "-host";
         }
 
         public String describe() {
             return workers + " workers, links " + rateBps + " bit/s (tbf burst " + burstBytes() + " B), MTU " + mtu
-                    + (leaves > 0 ? ", " + leaves + " racks with a leaf switch on each fabric, under a spine behind one"
+                    + (ranksPerHost > 1 ? ", " + hosts() + " hosts of " + ranksPerHost + " ranks behind one link each, a"
+                    + " leaf switch in each (its ranks on its shared-memory port), the spine on the fabric"
+                    : leaves > 0 ? ", " + leaves + " racks with a leaf switch on each fabric, under a spine behind one"
                     + " link per leaf" : switchHosts == 0 ? ", switch on the fabric" : ", switch on " + switchHosts
                     + " server(s) behind one link each")
                     + (dropProbability > 0 ? ", UDP drop probability " + dropProbability + " per receiving side" : "");
@@ -248,9 +275,10 @@ public final class Rack implements AutoCloseable {
                 dropUdp(host);
             }
         }
-        for (int i = 0; i < spec.workers(); i++) {
-            String ns = workerNamespace(i);
-            attach(ns, "p", i, workerAddress(i));
+        for (int h = 0; h < spec.hosts(); h++) {
+            int rank = h * spec.ranksPerHost();
+            String ns = workerNamespace(rank);
+            attach(ns, "p", h, workerAddress(rank));
             dropUdp(ns);
         }
     }
@@ -400,9 +428,10 @@ public final class Rack implements AutoCloseable {
         return prefix + "-sw";
     }
 
+    /** Rank r's namespace: its own, or its host's ({@code r / ranksPerHost}). */
     public String workerNamespace(int rank) {
         checkRank(rank);
-        return prefix + "-w" + rank;
+        return prefix + "-w" + rank / spec.ranksPerHost();
     }
 
     public String workerAddress(int rank) {
@@ -411,7 +440,7 @@ public final class Rack implements AutoCloseable {
             int leaf = LeafRanks.leafOf(rank, spec.leaves(), spec.workers());
             return LEAF_SUBNETS + "." + leaf + "." + (rank - LeafRanks.firstRank(leaf, spec.leaves(), spec.workers()) + 1);
         }
-        return SUBNET + "." + (rank + 1);
+        return SUBNET + "." + (rank / spec.ranksPerHost() + 1);
     }
 
     /** With leaves: the namespace of rack i's bridge, where its leaf switch runs. */

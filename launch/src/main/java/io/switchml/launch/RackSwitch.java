@@ -66,6 +66,34 @@ public final class RackSwitch {
         return controllers;
     }
 
+    /**
+     * Hosts of several ranks (docs/ARCHITECTURE.md section 11): the spine on the fabric, and in every host a leaf
+     * whose ranks reach it through its shared-memory port and whose partial sums go to the spine over the host's one
+     * link. Returns the leaves' controllers, host 0's first.
+     */
+    public static List<String> startLeafPerHost(Rack rack, int switchPorts, PrintStream progress, List<Process> started)
+            throws InterruptedException {
+        List<String> ports = List.of("--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
+                "--controller-port", String.valueOf(CONTROLLER_PORT));
+        String spineAddress = rack.switchAddress(0);
+        List<String> spine = new ArrayList<>(List.of("--bind", spineAddress, "--controller-bind", spineAddress));
+        spine.addAll(ports);
+        started.add(launch(rack.fabricNamespace(), spine, "spine", progress));
+        int hosts = rack.spec().hosts();
+        List<String> controllers = new ArrayList<>();
+        for (int h = 0; h < hosts; h++) {
+            int firstRank = h * rack.spec().ranksPerHost();
+            String host = rack.workerAddress(firstRank);
+            List<String> leaf = new ArrayList<>(List.of("--bind", host, "--controller-bind", host,
+                    "--spine", spineAddress + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(h),
+                    "--leaves", String.valueOf(hosts), "--uplink-address", host));
+            leaf.addAll(ports);
+            started.add(launch(rack.workerNamespace(firstRank), leaf, "leaf of host " + h, progress));
+            controllers.add(host + ":" + CONTROLLER_PORT);
+        }
+        return controllers;
+    }
+
     /** Starts {@code switchml switch OPTIONS} in namespace {@code ns} and returns once it is ready. */
     private static Process launch(String ns, List<String> options, String label, PrintStream progress)
             throws InterruptedException {

@@ -14,6 +14,7 @@ import io.switchml.ipc.WakeFlag;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * A worker thread's link to the switch's shared-memory port (docs/ARCHITECTURE.md section 11), at
@@ -44,6 +45,8 @@ final class IpcLink extends ChannelDuplexHandler {
     private IpcPoller poller;
     /** A packet went to the ring since the last flush: the switch may need waking. */
     private boolean written;
+    /** Packets the full ring could not take yet, oldest first: written before any newer one. */
+    private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
 
     IpcLink(RequestRing ring, ResultBoard board, int rank, int thread, int slotBase, int window,
             WorkerStatistics statistics) {
@@ -78,6 +81,8 @@ final class IpcLink extends ChannelDuplexHandler {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         poller.close();
+        waiting.forEach(ByteBuf::release);
+        waiting.clear();
     }
 
     @Override
@@ -93,18 +98,41 @@ final class IpcLink extends ChannelDuplexHandler {
             ctx.write(msg, promise);
             return;
         }
-        try {
-            ByteBuffer view = packet.nioBufferCount() == 1 ? packet.internalNioBuffer(packet.readerIndex(), packet.readableBytes())
-                    : packet.nioBuffer();
-            if (ring.offer(sourceIpv4, sourcePort, view)) {
-                written = true;
-            } else {
-                statistics.ipcRingFull.increment(); // the lane's loss recovery sends it again
-            }
-            promise.trySuccess();
-        } finally {
+        promise.trySuccess();
+        if (msg != packet) {
+            packet.retain();
             ReferenceCountUtil.release(msg);
         }
+        if (!waiting.isEmpty() || !offer(packet)) {
+            // The switch is behind: the packet waits here (the lane keeps its bytes until the result) and goes first
+            // when the ring has room, so nothing is lost on this path.
+            statistics.ipcRingFull.increment();
+            waiting.add(packet);
+        }
+    }
+
+    /** Writes and releases the packet if the ring has room. */
+    private boolean offer(ByteBuf packet) {
+        ByteBuffer view = packet.nioBufferCount() == 1 ? packet.internalNioBuffer(packet.readerIndex(), packet.readableBytes())
+                : packet.nioBuffer();
+        if (!ring.offer(sourceIpv4, sourcePort, view)) {
+            return false;
+        }
+        written = true;
+        packet.release();
+        return true;
+    }
+
+    /** Writes the packets that waited for room, oldest first; returns how many went. */
+    private int offerWaiting() {
+        int sent = 0;
+        for (ByteBuf packet; (packet = waiting.peek()) != null && offer(packet); sent++) {
+            waiting.poll();
+        }
+        if (sent > 0) {
+            flush(context);
+        }
+        return sent;
     }
 
     @Override
@@ -130,9 +158,9 @@ final class IpcLink extends ChannelDuplexHandler {
         ctx.fireChannelRead(msg);
     }
 
-    /** Hands every new result of this thread's slots to the lane; on the event loop. */
+    /** Writes what waited for room, and hands every new result of this thread's slots to the lane; on the event loop. */
     private int poll() {
-        int handed = 0;
+        int handed = waiting.isEmpty() ? 0 : offerWaiting();
         for (int i = 0; i < window; i++) {
             int slot = slotBase + i;
             int sequence = board.sequence(slot);

@@ -28,7 +28,7 @@ public final class WorkerStatistics {
     volatile double congestionWindow;
     /** How the worker threads reach the switch: "udp" or "ipc"; set when the session starts. */
     volatile String transport = "udp";
-    /** Packets not written because the shared-memory port's request ring was full (resent on timeout). */
+    /** Packets that waited for room in the shared-memory port's full request ring (written once it had room). */
     final LongAdder ipcRingFull = new LongAdder();
     volatile long baseRttNanos = -1;
 
@@ -38,7 +38,7 @@ public final class WorkerStatistics {
         return transport;
     }
 
-    /** Packets the shared-memory port's full request ring refused (each resent after a timeout). */
+    /** Packets that waited for room in the shared-memory port's full request ring. */
     public long ipcRingFull() {
         return ipcRingFull.sum();
     }

@@ -26,8 +26,12 @@ import org.slf4j.LoggerFactory;
 final class IpcDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IpcDirectory.class);
     private static final String PREFIX = "switchml-ipc-";
-    /** Request bytes a port's ring holds: many windows of the largest (60 KiB) packets. */
-    static final int REQUEST_RING_BYTES = 32 << 20;
+    /**
+     * Request bytes a port's ring holds: a few windows of the largest (60 KiB) packets, and small enough
+     * to stay in the cache between the worker that writes a packet and the switch thread that reads it
+     * (a 32 MiB ring streamed every packet through memory). A worker whose packet does not fit waits.
+     */
+    static final int REQUEST_RING_BYTES = 4 << 20;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path directory;

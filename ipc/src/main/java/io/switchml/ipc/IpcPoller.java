@@ -15,8 +15,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Everything but {@link #start} and {@link #close} runs on the event loop.
  */
 public final class IpcPoller implements Runnable {
-    /** Polled after work for this long before sleeping: a round trip through the switch is shorter. */
-    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /**
+     * Polled after work for this long before sleeping (system property {@code switchml.ipc.spinMicros}); see
+     * {@link #DEFAULT_SPIN_MICROS}.
+     */
+    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Long.getLong("switchml.ipc.spinMicros", IpcPoller.DEFAULT_SPIN_MICROS));
+    /** The default spin, in microseconds. */
+    public static final long DEFAULT_SPIN_MICROS = 50;
     /** A sleeping reader looks this often even without a doorbell. */
     public static final long DEFAULT_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 

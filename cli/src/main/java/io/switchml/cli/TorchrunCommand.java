@@ -30,7 +30,8 @@ final class TorchrunCommand implements Callable<Integer> {
             + " PT0S (the default): no limit (a rank that fails still stops the others at once).")
     Duration timeout;
 
-    @Parameters(arity = "1..*", paramLabel = "SCRIPT [ARGS]", description = "The script and its arguments.")
+    @Parameters(arity = "1..*", paramLabel = "SCRIPT [ARGS]", description = "The script and its arguments: everything"
+            + " after the script goes to it, options included (as with torchrun).")
     List<String> script = new ArrayList<>();
 
     @Override

@@ -99,3 +99,14 @@ def test_the_staged_path_reduces_and_writes_back(lone_agent):
 def test_unsupported_dtypes_are_refused_by_name(lone_agent):
     with pytest.raises(TypeError, match="not torch.complex64"):
         lone_agent.allreduce_async(torch.zeros(3, dtype=torch.complex64))
+
+
+def test_a_rank_that_dies_is_named_in_the_others_error(launcher):
+    run = subprocess.run([launcher, "torchrun", "--workers", "2", "--timeout", "PT120S", "--python", sys.executable,
+                          str(HERE / "crash_ranks.py"), "switchml"], capture_output=True, text=True, timeout=180)
+    assert run.returncode == 137, run.stdout + run.stderr  # rank 1's SIGKILL
+    error = [line for line in run.stdout.splitlines() if line.startswith("rank 0 error: ")]
+    assert error, run.stdout + run.stderr
+    # What happened (rank 1 died), not the advice for ranks that left cleanly after fewer steps.
+    assert "because rank 1 died" in error[0] and "its process died or was killed" in error[0], error[0]
+    assert "UnevenInputs" not in error[0] and "DJL" not in error[0], error[0]

@@ -1,0 +1,28 @@
+"""Run by test_backend.py under `switchml torchrun --workers 2 crash_ranks.py ALGO`: rank 1 dies (SIGKILL) after
+some all-reduces; rank 0 prints the error its next all-reduce raises, as "rank 0 error: ..."."""
+
+import os
+import signal
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+import switchml_torch
+
+os.environ["SWITCHML_ALGO"] = sys.argv[1]
+dist.init_process_group("switchml")
+rank = dist.get_rank()
+for step in range(3):
+    dist.all_reduce(torch.ones(1000))
+if rank == 1:
+    os.kill(os.getpid(), signal.SIGKILL)
+time.sleep(0.5)
+try:
+    for step in range(3):
+        dist.all_reduce(torch.ones(1000))
+    print("rank 0 error: none", flush=True)
+except Exception as e:
+    print("rank 0 error: %s" % str(e).replace("\n", " | "), flush=True)
+os._exit(0)

@@ -27,8 +27,15 @@ else:
     t1 = t2 = time.monotonic()
     dist.all_reduce(torch.ones(1))
 t3 = time.monotonic()
+for _ in range(10):  # the next ones, for comparison
+    if mode == "agent":
+        agent.allreduce_async(torch.ones(1), op="sum").wait()
+    else:
+        dist.all_reduce(torch.ones(1))
+t4 = time.monotonic()
 phases = {"init_process_group_s": t1 - t0, "start_agent_s": t2 - t1, "first_allreduce_s": t3 - t2,
-          "start_agent_to_first_allreduce_s": t3 - t1, "init_to_first_allreduce_s": t3 - t0}
+          "start_agent_to_first_allreduce_s": t3 - t1, "init_to_first_allreduce_s": t3 - t0,
+          "next_allreduce_mean_s": (t4 - t3) / 10}
 gathered = [None] * dist.get_world_size()
 dist.all_gather_object(gathered, phases)
 if dist.get_rank() == 0:

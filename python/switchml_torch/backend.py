@@ -40,9 +40,15 @@ _THROUGH_GLOO = ("MIN", "MAX", "PRODUCT", "BAND", "BOR", "BXOR")
 
 
 def _op_name(op):
+    kind = getattr(op, "op", op)  # 1.13: a ReduceOp wraps a RedOpType, which has a name
+    if isinstance(getattr(kind, "name", None), str):
+        return kind.name
     for name in ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"):
-        if hasattr(_R, name) and op == getattr(_R, name):
-            return name
+        try:
+            if hasattr(_R, name) and op == getattr(_R, name):
+                return name
+        except TypeError:
+            pass
     return str(op)
 
 

@@ -110,3 +110,13 @@ def test_a_rank_that_dies_is_named_in_the_others_error(launcher):
     # What happened (rank 1 died), not the advice for ranks that left cleanly after fewer steps.
     assert "because rank 1 died" in error[0] and "its process died or was killed" in error[0], error[0]
     assert "UnevenInputs" not in error[0] and "DJL" not in error[0], error[0]
+
+
+def test_what_the_switch_cannot_do_is_refused_by_name():
+    import torch.distributed as dist
+    from switchml_torch.backend import SwitchMLProcessGroup
+    assert SwitchMLProcessGroup._agent_op(None, dist.ReduceOp.SUM, "all_reduce") == "sum"
+    assert SwitchMLProcessGroup._agent_op(None, dist.ReduceOp.AVG, "all_reduce") == "mean"
+    assert SwitchMLProcessGroup._agent_op(None, dist.ReduceOp.MAX, "all_reduce") is None  # Gloo's
+    with pytest.raises(ValueError, match="does not support ReduceOp.PREMUL_SUM; it supports SUM and AVG through the switch"):
+        SwitchMLProcessGroup._agent_op(None, dist.ReduceOp.PREMUL_SUM, "all_reduce")

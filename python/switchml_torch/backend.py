@@ -21,7 +21,6 @@ chose and put in the store), plus the restart count when torchelastic restarted 
 import datetime
 import inspect
 import os
-import threading
 import uuid
 
 import torch
@@ -154,7 +153,6 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
             return [store.get(prefix + str(r)).decode() for r in range(size)]
         self.agent = start_agent(algo=algo, rank=rank, world_size=size, controller=controller, job=job,
                                  exchange=exchange, **agent_options)
-        self._lock = threading.Lock()
 
     # ---- what C++ asks for by name (1.13: getBackendName; 2.x: _get_backend_name / name)
 

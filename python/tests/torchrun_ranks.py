@@ -2,7 +2,6 @@
 SWITCHML_CONTROLLER (and how to run the agent) set: the backend's job name and defaults come from torchrun's
 environment. Every rank prints "rank R ok JOB"."""
 
-import os
 
 import torch
 import torch.distributed as dist

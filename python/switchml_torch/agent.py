@@ -41,6 +41,22 @@ class AgentError(RuntimeError):
     """The agent failed or went away; the message says why."""
 
 
+def chain(future, fn, devices=None):
+    """A future of ``fn(future's value)``, like ``future.then(fn)`` but failing with the original error
+    (``then`` wraps it in "Got the following error when running the callback: ..." and a traceback)."""
+    done = torch.futures.Future(devices=devices) if devices else torch.futures.Future()
+
+    def complete(f):
+        try:
+            result = fn(f.value())
+        except Exception as e:
+            done.set_exception(e)
+        else:
+            done.set_result(result)
+    future.then(complete)
+    return done
+
+
 def stage_to_host(tensor, pin=None):
     """A host copy of a device tensor for the agent, in pinned memory when CUDA is available (``pin``
     None), so the device-to-host copy is a DMA; the caller's stream is synchronized before returning."""
@@ -253,7 +269,9 @@ class Agent:
     def _allreduce_staged(self, tensor, op, pin=None):
         """A device tensor: copied to (pinned, when CUDA is there) host memory, reduced, copied back."""
         host = stage_to_host(tensor, pin)
-        return self.allreduce_async(host, op).then(lambda f: unstage_from_host(tensor, f.value()))
+        # A future holding CUDA tensors must say so (its devices), or completing it fails.
+        devices = [tensor.device] if tensor.device.type == "cuda" else None
+        return chain(self.allreduce_async(host, op), lambda value: unstage_from_host(tensor, value), devices)
 
     def _allreduce_int64(self, tensor, op):
         """int64 as limbs: x = a*2^42 + b*2^21 + c with b, c in [0, 2^21) and a = x >> 42, each summed
@@ -266,14 +284,14 @@ class Agent:
         limbs = torch.stack([x >> (2 * _LIMB_BITS), (x >> _LIMB_BITS) & mask, x & mask]).to(torch.int32)
         world = self.world_size
 
-        def combine(f):
-            summed = f.value().to(torch.int64)
+        def combine(value):
+            summed = value.to(torch.int64)
             total = (summed[0] << (2 * _LIMB_BITS)) + (summed[1] << _LIMB_BITS) + summed[2]
             if op == "mean":
                 total = torch.div(total, world, rounding_mode="trunc")
             tensor.copy_(total.view(tensor.shape))
             return tensor
-        return self._submit(limbs, torch.int32, "sum").then(combine)
+        return chain(self._submit(limbs, torch.int32, "sum"), combine)
 
     def _submit(self, tensor, wire, op):
         """Copies ``tensor`` (CPU) into a free region as ``wire`` (float32 or int32), asks the agent."""

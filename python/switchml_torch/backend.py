@@ -18,6 +18,7 @@ wrapper: ``SWITCHML_ALGO`` (default switchml), ``SWITCHML_CONTROLLER`` (default
 chose and put in the store), plus the restart count when torchelastic restarted the workers.
 """
 
+import collections
 import datetime
 import inspect
 import os
@@ -26,7 +27,7 @@ import uuid
 import torch
 import torch.distributed as dist
 
-from .agent import AgentError, start_agent
+from .agent import AgentError, chain, start_agent
 
 BACKEND = "switchml"
 DEFAULT_CONTROLLER = "127.0.0.1:50099"
@@ -73,17 +74,26 @@ def job_name(store=None, rank=0, env=None):
     return name
 
 
+# Works handed to C++ (DDP's reducer) are kept alive here a while: C++ holds only their C++ part, and a
+# Python override (get_future) is found only while the Python object lives (PyTorch PR 79176).
+_ALIVE = collections.deque()
+_KEEP_RECENT = 64
+
+
 def _work(future):
-    """A Work done when ``future`` (of the list of output tensors, what DDP expects) is. C++ callers
-    (DDP's reducer) ask a Work for its future, which a Python Work cannot answer on 1.13 (its
-    trampoline overrides only wait): a Work made by C++ from the future can."""
-    if hasattr(_c10d, "_create_work_from_future"):
-        return _c10d._create_work_from_future(future)
-    return _FutureWork(future)
+    """A Work done when ``future`` (of the list of output tensors, what DDP expects) is. A Python
+    subclass, so that ``wait()`` raises the agent's error (the C++ wrapper of a future,
+    _create_work_from_future, returns from wait() without raising it on 1.13)."""
+    work = _FutureWork(future)
+    _ALIVE.append(work)
+    # Kept: every work not yet done, and the most recent ones (DDP asks for the future at once).
+    while len(_ALIVE) > _KEEP_RECENT and _ALIVE[0]._future.done():
+        _ALIVE.popleft()
+    return work
 
 
 class _FutureWork(_Work):
-    """A Work done when ``future`` is, for a PyTorch without _create_work_from_future."""
+    """A Work done when its future is; wait() raises the future's error."""
 
     def __init__(self, future):
         super().__init__()
@@ -123,15 +133,15 @@ class _FutureWork(_Work):
 
 
 def _all(futures, outputs):
-    """One future for several, of the outputs once all are done (the first error otherwise)."""
+    """One future for several, of the outputs once all are done (the first error otherwise, as it was)."""
     if len(futures) == 1:
-        return futures[0].then(lambda f: (f.value(), outputs)[1])
+        return chain(futures[0], lambda value: outputs)
 
-    def done(f):
-        for each in f.value():
-            each.value()  # raises the first failure
+    def done(each):
+        for f in each:
+            f.value()  # raises the first failure
         return outputs
-    return torch.futures.collect_all(futures).then(done)
+    return chain(torch.futures.collect_all(futures), done)
 
 
 class SwitchMLProcessGroup(dist.ProcessGroup):
@@ -191,12 +201,11 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
             return self.gloo.allreduce(tensors, opts)
         staged = [t.to(wider.get(t.dtype, t.dtype)) for t in tensors]
 
-        def back(f):
-            f.value()
+        def back(value):
             for t, s in zip(tensors, staged):
                 t.copy_(s)
             return tensors
-        return _work(self.gloo.allreduce(staged, opts).get_future().then(back))
+        return _work(chain(self.gloo.allreduce(staged, opts).get_future(), back))
 
     def allreduce_coalesced(self, tensors, opts=None):
         opts = _options(opts, _c10d.AllreduceCoalescedOptions)
@@ -233,10 +242,10 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         return _work(_all([self._reduce_part(output, flat, self._rank * output.numel(), op)], [output]))
 
     def _reduce_part(self, output, flat, start, op):
-        def copy_out(f):
-            output.copy_(f.value()[start:start + output.numel()].view(output.shape))
+        def copy_out(value):
+            output.copy_(value[start:start + output.numel()].view(output.shape))
             return output
-        return self.agent.allreduce_async(flat, op).then(copy_out)
+        return chain(self.agent.allreduce_async(flat, op), copy_out)
 
     # ---- the rest through Gloo
 
@@ -310,13 +319,12 @@ def _copied_back(work, tensors, staged):
     if not any(copied for _, copied in staged):
         return work
 
-    def back(f):
-        f.value()
+    def back(value):
         for t, (b, copied) in zip(tensors, staged):
             if copied:
                 t.copy_(b.view(t.dtype).view(t.shape))
         return tensors
-    return _work(work.get_future().then(back))
+    return _work(chain(work.get_future(), back))
 
 
 def _listed(tensors):

@@ -1,5 +1,6 @@
 """Run by test_backend.py under `switchml torchrun --workers 2 crash_ranks.py ALGO`: rank 1 dies (SIGKILL) after
-some all-reduces; rank 0 prints the error its next all-reduce raises, as "rank 0 error: ..."."""
+some all-reduces, while rank 0 waits in its next one; rank 0 prints the error that all-reduce raises, as
+"rank 0 error: ..."."""
 
 import os
 import signal
@@ -17,8 +18,8 @@ rank = dist.get_rank()
 for step in range(3):
     dist.all_reduce(torch.ones(1000))
 if rank == 1:
+    time.sleep(1.0)  # rank 0 is in its next all-reduce by then
     os.kill(os.getpid(), signal.SIGKILL)
-time.sleep(0.5)
 try:
     for step in range(3):
         dist.all_reduce(torch.ones(1000))

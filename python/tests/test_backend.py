@@ -110,6 +110,7 @@ def test_a_rank_that_dies_is_named_in_the_others_error(launcher):
     # What happened (rank 1 died), not the advice for ranks that left cleanly after fewer steps.
     assert "because rank 1 died" in error[0] and "its process died or was killed" in error[0], error[0]
     assert "UnevenInputs" not in error[0] and "DJL" not in error[0], error[0]
+    assert error[0].startswith("rank 0 error: the agent failed: all-reduce 3 failed: job"), error[0]  # as the agent said it
 
 
 def test_what_the_switch_cannot_do_is_refused_by_name():
@@ -120,3 +121,15 @@ def test_what_the_switch_cannot_do_is_refused_by_name():
     assert SwitchMLProcessGroup._agent_op(None, dist.ReduceOp.MAX, "all_reduce") is None  # Gloo's
     with pytest.raises(ValueError, match="does not support ReduceOp.PREMUL_SUM; it supports SUM and AVG through the switch"):
         SwitchMLProcessGroup._agent_op(None, dist.ReduceOp.PREMUL_SUM, "all_reduce")
+
+
+def test_a_failed_operations_wait_raises_the_agents_error_as_it_was():
+    from switchml_torch.backend import _all, _work
+    future = torch.futures.Future()
+    work = _work(_all([future], [torch.ones(1)]))
+    future.set_exception(switchml_torch.AgentError("the agent failed: rank 1 died"))
+    assert work.is_completed() and not work.is_success()
+    with pytest.raises(switchml_torch.AgentError) as raised:
+        work.wait()
+    assert str(raised.value) == "the agent failed: rank 1 died"  # not wrapped in then()'s callback error
+    assert work.get_future().done()

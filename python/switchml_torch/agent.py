@@ -25,11 +25,55 @@ from pathlib import Path
 import torch
 
 _TYPES = {torch.float32: "f32", torch.int32: "i32"}
+# What the agent reduces each dtype as: the tensor is converted while it is copied into the shared
+# memory and back (copy_ converts), so a conversion costs no extra pass. float64 loses precision
+# (reduced as float32); int64 goes as three 21-bit limbs of int32 (exact, see _allreduce_int64).
+_WIRE = {torch.float32: torch.float32, torch.float16: torch.float32, torch.bfloat16: torch.float32,
+         torch.float64: torch.float32, torch.int32: torch.int32, torch.int16: torch.int32,
+         torch.int8: torch.int32, torch.uint8: torch.int32}
+SUPPORTED_DTYPES = tuple(_WIRE) + (torch.int64,)
 _ALIGN = 64
+_LIMB_BITS = 21
+_MAX_LIMB_WORKERS = (2 ** 31 - 1) // (2 ** _LIMB_BITS)  # limb sums stay within int32
 
 
 class AgentError(RuntimeError):
     """The agent failed or went away; the message says why."""
+
+
+def chain(future, fn, devices=None):
+    """A future of ``fn(future's value)``, like ``future.then(fn)`` but failing with the original error
+    (``then`` wraps it in "Got the following error when running the callback: ..." and a traceback)."""
+    done = torch.futures.Future(devices=devices) if devices else torch.futures.Future()
+
+    def complete(f):
+        try:
+            result = fn(f.value())
+        except Exception as e:
+            done.set_exception(e)
+        else:
+            done.set_result(result)
+    future.then(complete)
+    return done
+
+
+def stage_to_host(tensor, pin=None):
+    """A host copy of a device tensor for the agent, in pinned memory when CUDA is available (``pin``
+    None), so the device-to-host copy is a DMA; the caller's stream is synchronized before returning."""
+    if pin is None:
+        pin = torch.cuda.is_available()
+    host = torch.empty(tensor.shape, dtype=tensor.dtype, device="cpu", pin_memory=pin)
+    host.copy_(tensor, non_blocking=pin)
+    if pin and tensor.device.type == "cuda":
+        torch.cuda.current_stream(tensor.device).synchronize()
+    return host
+
+
+def unstage_from_host(tensor, host):
+    """Writes the reduced host copy back into the device tensor (synchronously: the future that
+    completes with ``tensor`` must not complete before its data is there)."""
+    tensor.copy_(host)
+    return tensor
 
 
 def _agent_command():
@@ -56,12 +100,13 @@ def _die_with_parent():
 
 
 def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None, shm_bytes=256 << 20,
-                settings=None, start_timeout=60.0, join_timeout=120.0, operation_timeout=120.0):
+                settings=None, start_timeout=60.0, join_timeout=120.0, operation_timeout=120.0, exchange=None):
     """Starts this rank's agent and returns it once every rank has joined the job.
 
     Defaults come from the environment that ``switchml torchrun`` sets (SWITCHML_ALGO,
     SWITCHML_CONTROLLER, SWITCHML_JOB) and torch.distributed's (RANK, WORLD_SIZE). ``ring`` and ``ps``
-    exchange their endpoints through the default process group, which must be initialized.
+    exchange their endpoints through the default process group, which must be initialized, or through
+    ``exchange`` (a function from this rank's endpoints to every rank's list, as the backend passes).
     """
     algo = algo or os.environ.get("SWITCHML_ALGO", "switchml")
     if rank is None:
@@ -94,7 +139,7 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
     log.close()
     agent = Agent(process, sock_path, shm_path, log_path, directory, operation_timeout)
     try:
-        agent._connect(start_timeout, join_timeout, algo)
+        agent._connect(start_timeout, join_timeout, algo, exchange)
     except BaseException:
         agent.close()
         raise
@@ -129,7 +174,7 @@ class Agent:
 
     # ---- start-up
 
-    def _connect(self, start_timeout, join_timeout, algo):
+    def _connect(self, start_timeout, join_timeout, algo, exchange=None):
         deadline = time.monotonic() + start_timeout
         while True:
             if self._process.poll() is not None:
@@ -151,7 +196,9 @@ class Agent:
         if hello[0] != "HELLO" or len(hello) != 5:
             raise AgentError(self._why("unexpected greeting from the agent: %r" % " ".join(hello)))
         peers = "-"
-        if algo in ("ring", "ps"):
+        if algo in ("ring", "ps") and exchange is not None:
+            peers = ",".join(exchange(hello[4]))
+        elif algo in ("ring", "ps"):
             if not torch.distributed.is_initialized():
                 raise AgentError("ring and ps exchange endpoints through torch.distributed: call init_process_group first")
             endpoints = [None] * torch.distributed.get_world_size()
@@ -201,13 +248,58 @@ class Agent:
     # ---- all-reduce
 
     def allreduce_async(self, tensor, op="mean"):
-        """Reduces ``tensor`` (CPU, contiguous, float32 or int32) over all ranks, in place; returns
-        a ``torch.futures.Future`` of it. Several may be in flight; they complete in order."""
+        """Reduces ``tensor`` over all ranks, in place; returns a ``torch.futures.Future`` of it.
+        Several may be in flight; they complete in order.
+
+        The agent reduces float32 and int32; float16, bfloat16 and float64 are reduced as float32,
+        int8, uint8 and int16 as int32 (converted while copied into the shared memory and back),
+        int64 exactly as three int32 limbs. Non-contiguous tensors are read and written through
+        their strides; a tensor on a device (CUDA) is staged through pinned host memory."""
         if op not in ("sum", "mean"):
             raise ValueError("op must be 'sum' or 'mean', not %r" % op)
-        if tensor.dtype not in _TYPES or tensor.device.type != "cpu" or not tensor.is_contiguous():
-            raise ValueError("the agent reduces contiguous CPU float32 or int32 tensors, not %s %s" % (tensor.dtype, tensor.device))
-        nbytes = tensor.numel() * tensor.element_size()
+        if tensor.dtype not in SUPPORTED_DTYPES:
+            raise TypeError("the agent reduces %s tensors, not %s" % (
+                ", ".join(str(d).replace("torch.", "") for d in SUPPORTED_DTYPES), tensor.dtype))
+        if tensor.device.type != "cpu":
+            return self._allreduce_staged(tensor, op)
+        if tensor.dtype == torch.int64:
+            return self._allreduce_int64(tensor, op)
+        return self._submit(tensor, _WIRE[tensor.dtype], op)
+
+    def _allreduce_staged(self, tensor, op, pin=None):
+        """A device tensor: copied to (pinned, when CUDA is there) host memory, reduced, copied back."""
+        host = stage_to_host(tensor, pin)
+        # A future holding CUDA tensors must say so (its devices), or completing it fails.
+        devices = [tensor.device] if tensor.device.type == "cuda" else None
+        return chain(self.allreduce_async(host, op), lambda value: unstage_from_host(tensor, value), devices)
+
+    def _allreduce_int64(self, tensor, op):
+        """int64 as limbs: x = a*2^42 + b*2^21 + c with b, c in [0, 2^21) and a = x >> 42, each summed
+        as int32 (exact for up to 1023 ranks), then recombined in int64 (wrapping as int64 sums do).
+        'mean' truncates toward zero, as the agent's int32 mean does."""
+        if self.world_size is not None and self.world_size > _MAX_LIMB_WORKERS:
+            raise ValueError("int64 all-reduces are exact for up to %d ranks, not %d" % (_MAX_LIMB_WORKERS, self.world_size))
+        x = tensor.reshape(-1).to(torch.int64)
+        mask = (1 << _LIMB_BITS) - 1
+        limbs = torch.stack([x >> (2 * _LIMB_BITS), (x >> _LIMB_BITS) & mask, x & mask]).to(torch.int32)
+        world = self.world_size
+
+        def combine(value):
+            summed = value.to(torch.int64)
+            total = (summed[0] << (2 * _LIMB_BITS)) + (summed[1] << _LIMB_BITS) + summed[2]
+            if op == "mean":
+                total = torch.div(total, world, rounding_mode="trunc")
+            tensor.copy_(total.view(tensor.shape))
+            return tensor
+        return chain(self._submit(limbs, torch.int32, "sum"), combine)
+
+    def _submit(self, tensor, wire, op):
+        """Copies ``tensor`` (CPU) into a free region as ``wire`` (float32 or int32), asks the agent."""
+        if tensor.numel() == 0:
+            done = torch.futures.Future()
+            done.set_result(tensor)
+            return done
+        nbytes = tensor.numel() * 4  # float32 or int32
         size = len(self._mm) if self._mm is not None else 0
         if nbytes > size:
             raise ValueError("a tensor of %d bytes does not fit in the agent's shared memory of %d bytes (shm_bytes)" % (nbytes, size))
@@ -215,15 +307,15 @@ class Agent:
         with self._lock:
             self._raise_if_failed()
             offset = self._allocate(nbytes)
-            view = torch.frombuffer(self._mm, dtype=tensor.dtype, count=tensor.numel(), offset=offset)
-            view.copy_(tensor.view(-1))
+            view = torch.frombuffer(self._mm, dtype=wire, count=tensor.numel(), offset=offset)
+            view.view(tensor.shape).copy_(tensor)  # converts the dtype, reads through any strides
             request_id = self._next_id
             self._next_id += 1
             if not self._pending:
                 self._busy_since = time.monotonic()
             self._pending.append((request_id, offset, nbytes, tensor, view, future, time.monotonic()))
             try:
-                self._send("R %d %d %d %s %s" % (request_id, offset, tensor.numel(), op, _TYPES[tensor.dtype]))
+                self._send("R %d %d %d %s %s" % (request_id, offset, tensor.numel(), op, _TYPES[wire]))
             except OSError as e:
                 self._fail("cannot send to the agent: %s" % e)
                 raise self._error from None
@@ -297,7 +389,7 @@ class Agent:
                 if int(rest) != request_id:
                     self._fail("the agent completed %s, expected %d" % (rest, request_id))
                     return False
-                tensor.view(-1).copy_(view)
+                tensor.copy_(view.view(tensor.shape))
                 if not self._pending:
                     self.aggregation_seconds += time.monotonic() - self._busy_since
                 self._lock.notify_all()

@@ -1,6 +1,7 @@
 """DDP training of the Fashion-MNIST MLP (784-256-128-10), gradients averaged by the comm hook
-(``--hook switchml|ring|ps``) or by PyTorch's own Gloo all-reduce (``--hook gloo``). Run by
-``switchml torch-train``, which starts the ranks; prints what ``switchml train`` prints."""
+(``--hook switchml|ring|ps``) or by DDP's own all-reduce on its process group (``--hook gloo`` or
+``none``), which is Gloo's, or the switch's with ``--backend switchml``. Run by ``switchml
+torch-train``, which starts the ranks; prints what ``switchml train`` prints."""
 
 import argparse
 import gzip
@@ -61,7 +62,10 @@ def accuracy(model, x, y):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--hook", default="switchml", choices=["switchml", "ring", "ps", "gloo"])
+    ap.add_argument("--hook", default="switchml", choices=["switchml", "ring", "ps", "gloo", "none"],
+                    help="gloo and none: no hook (DDP's own all-reduce on the process group)")
+    ap.add_argument("--backend", default="gloo", choices=["gloo", "switchml"],
+                    help="the process group's backend (switchml: import switchml_torch's)")
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--lr", type=float, default=0.001)
@@ -72,7 +76,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     torch.set_num_threads(1)
-    dist.init_process_group("gloo")
+    dist.init_process_group(args.backend)
     rank, world = dist.get_rank(), dist.get_world_size()
     progress = sys.stderr if args.format == "json" else sys.stdout
     x_train, y_train = load(args.data, "train")
@@ -83,7 +87,11 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     model = DistributedDataParallel(mlp())  # broadcasts rank 0's parameters
     agent = None
-    if args.hook != "gloo":
+    group = dist.distributed_c10d._get_default_group()
+    if args.hook == "switchml" and args.backend == "switchml":
+        agent = group.agent  # the backend's: one agent per rank and job
+        model.register_comm_hook(agent, allreduce_hook)
+    elif args.hook not in ("gloo", "none"):
         agent = start_agent(algo=args.hook)
         model.register_comm_hook(agent, allreduce_hook)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -134,10 +142,13 @@ def main(argv=None):
     identical = len(set(sums)) == 1
     if agent is not None:
         agent.close()
+    if args.backend == "switchml":
+        group.close()
     images = sum(r["images"] for r in per_epoch)
     seconds = sum(r["seconds"] for r in per_epoch)
     fractions = [r["aggregation_fraction"] for r in per_epoch if r["aggregation_fraction"] is not None]
-    summary = {"aggregation": args.hook, "hook": args.hook, "workers": world, "epochs": args.epochs,
+    aggregation = args.backend if args.hook in ("gloo", "none") else args.hook
+    summary = {"aggregation": aggregation, "hook": args.hook, "backend": args.backend, "workers": world, "epochs": args.epochs,
                "batch_size": args.batch_size, "test_accuracy": per_epoch[-1]["test_accuracy"] if per_epoch else None,
                "images_per_s": images / seconds if seconds > 0 else 0.0,
                "aggregation_fraction": sum(fractions) / len(fractions) if fractions else None,

@@ -41,15 +41,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * agent:   D ID                                       (in request order; or E ID REASON, then the agent leaves)
  * process: BYE                                        (the agent answers BYE once all are done, and leaves)
  * </pre>
- * When the process's end of the socket closes (it exited or died) or it stays silent longer than
- * the idle timeout, the agent leaves the job; when the agent fails, it says why before it closes.
+ * When the process stays silent longer than the idle timeout, the agent leaves the job; when the
+ * agent fails, it says why before it closes. When the process's end of the socket closes without BYE
+ * (it died, was killed, or exited without closing its agent), the agent does <em>not</em> leave the
+ * job: leaving says "this rank finished its steps", and the others would be told about uneven
+ * steps. {@link #run} returns {@link #PROCESS_DIED} with the job still joined, and the agent's
+ * process then ends without leaving ({@code Runtime.halt}), so the switch's controller sees this
+ * rank's connection end and aborts the job, telling the other ranks that this rank died.
  */
 public final class Agent {
+    /** {@link #run}'s result when the local process went away without BYE; the job is left joined ({@link #abandonedJob}). */
+    public static final int PROCESS_DIED = 3;
+
     private final AgentOptions options;
     private final PrintStream log;
     private final AtomicLong lastHeard = new AtomicLong(System.nanoTime());
     private final AtomicReference<String> failure = new AtomicReference<>();
     private SocketChannel channel;
+    private volatile AllReduce abandoned;
 
     public Agent(AgentOptions options, PrintStream log) {
         this.options = options;
@@ -123,9 +132,16 @@ public final class Agent {
                 String line = read(in);
                 if (line == null) {
                     String why = failure.get();
-                    log.println("switchml agent: rank " + options.rank() + ": " + (why != null ? why
-                            : "the local process closed the connection; leaving the job"));
-                    return why != null ? 1 : 0;
+                    if (why != null) {
+                        log.println("switchml agent: rank " + options.rank() + ": " + why);
+                        return 1;
+                    }
+                    log.println("switchml agent: rank " + options.rank() + ": the local process closed the connection"
+                            + " without BYE (it died, was killed, or exited without closing its agent); ending this rank"
+                            + " without leaving the job, so that the other ranks are told that it died");
+                    abandoned = allReduce;
+                    allReduce = null;
+                    return PROCESS_DIED;
                 }
                 if (line.equals("BYE")) {
                     inFlight.add(Pending.BYE);
@@ -156,6 +172,14 @@ public final class Agent {
                 allReduce.close();
             }
         }
+    }
+
+    /**
+     * The job {@link #run} left joined when it returned {@link #PROCESS_DIED}: the agent's process ends
+     * without closing it; a caller that goes on living (a test) closes it.
+     */
+    public AllReduce abandonedJob() {
+        return abandoned;
     }
 
     private String read(BufferedReader in) throws IOException {

@@ -48,6 +48,17 @@ class AgentTest {
         for (Client c : clients) {
             c.channel.close();
         }
+        // An agent whose process went away ends without leaving its job (its own process halts); here, close it.
+        for (int r = 0; r < agents.size(); r++) {
+            try {
+                started.get(r).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // A test already looked at how it ended.
+            }
+            if (agents.get(r).abandonedJob() != null) {
+                agents.get(r).abandonedJob().close();
+            }
+        }
         if (embedded != null) {
             embedded.close();
         }
@@ -90,12 +101,24 @@ class AgentTest {
     }
 
     @Test
-    void leavesTheJobWhenItsProcessGoesAwayAndTheOtherRankHearsWhy() throws Exception {
-        List<CompletableFuture<Integer>> runs = start("ring", 2);
+    void whenItsProcessDiesTheAgentEndsWithoutLeavingTheJob() throws Exception {
+        List<CompletableFuture<Integer>> runs = start("switchml", 2);
         joinAll();
         clients.get(1).channel.close();
+        assertThat(runs.get(1).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Agent.PROCESS_DIED);
+        assertThat(logs.get(1).toString()).contains("closed the connection without BYE", "without leaving the job");
+        assertThat(Files.exists(dir.resolve("shm-1"))).as("the agent removes its shared memory").isFalse();
+        // In its own process the agent now halts; here the job is still joined until tearDown closes it.
+        assertThat(agents.get(1).abandonedJob()).isNotNull();
+    }
+
+    @Test
+    void leavesTheJobWhenItsProcessSaysByeAndTheOtherRankHearsWhy() throws Exception {
+        List<CompletableFuture<Integer>> runs = start("ring", 2);
+        joinAll();
+        clients.get(1).send("BYE");
+        assertThat(clients.get(1).line()).isEqualTo("BYE");
         assertThat(runs.get(1).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
-        assertThat(logs.get(1).toString()).contains("closed the connection; leaving the job");
         Client survivor = clients.get(0);
         survivor.send("R 0 0 1000 mean f32");
         assertThat(survivor.line()).startsWith("E 0 all-reduce 0 failed");
@@ -120,6 +143,8 @@ class AgentTest {
     }
 
     private final List<ByteArrayOutputStream> logs = new ArrayList<>();
+    private final List<Agent> agents = new ArrayList<>();
+    private final List<CompletableFuture<Integer>> started = new ArrayList<>();
 
     private List<CompletableFuture<Integer>> start(String algorithm, int n) throws Exception {
         if (algorithm.equals("switchml")) {
@@ -130,7 +155,10 @@ class AgentTest {
             AgentOptions o = options(algorithm, r, n, WAIT);
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             logs.add(log);
-            runs.add(CompletableFuture.supplyAsync(() -> new Agent(o, new PrintStream(log, true, StandardCharsets.UTF_8)).run()));
+            Agent agent = new Agent(o, new PrintStream(log, true, StandardCharsets.UTF_8));
+            agents.add(agent);
+            runs.add(CompletableFuture.supplyAsync(agent::run));
+            started.add(runs.get(runs.size() - 1));
             clients.add(Client.connect(r, o));
         }
         return runs;

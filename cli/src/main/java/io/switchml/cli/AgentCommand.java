@@ -59,6 +59,13 @@ final class AgentCommand implements Callable<Integer> {
         settings.forEach((k, v) -> properties.put(k.startsWith("switchml.") ? k : "switchml." + k, v));
         AgentOptions options = new AgentOptions(algorithm, rank, workers, controller, job, socket, sharedMemory,
                 sharedMemoryBytes, properties, connectTimeout, operationTimeout, idleTimeout);
-        return new Agent(options, System.err).run();
+        int code = new Agent(options, System.err).run();
+        if (code == Agent.PROCESS_DIED) {
+            // The local process died: end without leaving the job (no Leave, no orderly close of the
+            // controller's connection), so the controller tells the other ranks that this rank died.
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }
+        return code;
     }
 }

@@ -26,6 +26,11 @@ public final class SwitchMlCommand extends RootCommand {
             commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName(" ") + ": " + e.getMessage());
             return 1;
         });
+        // torchrun's rule: everything after the script is the script's, options included (--epochs 1).
+        CommandLine torchrun = cl.getSubcommands().get("torchrun");
+        if (torchrun != null) {
+            torchrun.setStopAtPositional(true);
+        }
         return cl;
     }
 }

@@ -27,11 +27,14 @@ import java.util.concurrent.TimeUnit;
  * MASTER_ADDR, MASTER_PORT, LOCAL_RANK), plus what {@code switchml_torch.start_agent()} reads to start
  * each rank's agent: the algorithm, the embedded switch's controller and a job name, and the Java
  * command. Rank 0's standard output is this process's; everything else goes to standard error
- * with the rank in front. When one rank fails, the others are stopped.
+ * with the rank in front. When one rank fails, the others get a few seconds to fail on their own
+ * (with the error they saw), then are stopped.
  */
 final class TorchLauncher {
     /** How long ranks get to end on their own after one failed, before they are killed. */
     private static final Duration GRACE = Duration.ofSeconds(10);
+    /** How long the other ranks get, after one failed, to fail on their own with the error they saw (it died). */
+    private static final Duration REPORT = Duration.ofSeconds(5);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -93,8 +96,10 @@ final class TorchLauncher {
             return await(ranks, timeout);
         } finally {
             for (Process p : ranks) {
+                // Through the handles: Process.destroyForcibly would also close this side of the pipes, and
+                // the rank's last lines, still in the pipe, would be lost.
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
+                p.toHandle().destroyForcibly();
             }
             for (Thread t : pumps) {
                 t.join(GRACE.toMillis());
@@ -115,6 +120,7 @@ final class TorchLauncher {
                     all = false;
                 } else if (p.exitValue() != 0) {
                     err.println("switchml torchrun: rank " + r + " exited with code " + p.exitValue() + "; stopping the other ranks");
+                    awaitAll(ranks, REPORT);
                     stopAll(ranks);
                     return p.exitValue();
                 }
@@ -132,9 +138,16 @@ final class TorchLauncher {
     }
 
     private static void stopAll(List<Process> ranks) throws InterruptedException {
-        ranks.forEach(Process::destroy);
+        // The handle's destroy, not Process.destroy: that one also closes this side of the rank's pipes, and
+        // what the rank prints while it stops (the error it saw) would be lost.
+        ranks.forEach(p -> p.toHandle().destroy());
+        awaitAll(ranks, GRACE);
+    }
+
+    private static void awaitAll(List<Process> ranks, Duration atMost) throws InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
         for (Process p : ranks) {
-            p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
     }
 

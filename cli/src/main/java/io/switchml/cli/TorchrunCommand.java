@@ -30,11 +30,19 @@ final class TorchrunCommand implements Callable<Integer> {
             + " PT0S (the default): no limit (a rank that fails still stops the others at once).")
     Duration timeout;
 
-    @Parameters(arity = "1..*", paramLabel = "SCRIPT [ARGS]", description = "The script and its arguments.")
+    @Option(names = {"-m", "--module"}, description = "SCRIPT is a module, run as python -m MODULE (as torchrun -m).")
+    boolean module;
+
+    @Parameters(arity = "1..*", paramLabel = "SCRIPT [ARGS]", description = "The script and its arguments: everything"
+            + " after the script goes to it, options included (as with torchrun).")
     List<String> script = new ArrayList<>();
 
     @Override
     public Integer call() throws Exception {
-        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, script, timeout);
+        List<String> command = new ArrayList<>(script);
+        if (module) {
+            command.add(0, "-m");
+        }
+        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, command, timeout);
     }
 }

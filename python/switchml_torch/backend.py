@@ -1,0 +1,361 @@
+"""``switchml`` as a torch.distributed backend: ``import switchml_torch`` registers it, and
+``dist.init_process_group("switchml")`` makes a process group whose SUM and AVG reductions
+(all_reduce, reduce_scatter) go through this rank's agent, that is through the switch, and whose
+other collectives go through a Gloo group over the same store (under the prefix ``switchml-gloo``):
+broadcast, all_gather, gather, scatter, all_to_all, send/recv, barrier, reduce, and all_reduce with
+MIN, MAX, PRODUCT and the bitwise ops (a switch only adds).
+
+The process group is a Python subclass of ``torch.distributed.ProcessGroup`` (the extension point
+of PyTorch 1.10+, PR 66338): C++ callers such as DDP's reducer reach its methods through
+pybind11's trampoline. On PyTorch 2.x, ``register_backend`` takes the devices, and a creator that
+returns a ``ProcessGroup`` subclass is used as the whole group (2.x's per-device ``Backend``
+objects are not used); see the README's PyTorch section for what was tested where.
+
+The agent's settings come from the environment, so that plain ``torchrun`` starts it with no
+wrapper: ``SWITCHML_ALGO`` (default switchml), ``SWITCHML_CONTROLLER`` (default
+127.0.0.1:50099, a switch on this host), ``SWITCHML_JOB`` (default the torchelastic run id
+``TORCHELASTIC_RUN_ID`` where it is not "none", else ``MASTER_ADDR:MASTER_PORT``, else a name rank 0
+chose and put in the store), plus the restart count when torchelastic restarted the workers.
+"""
+
+import collections
+import datetime
+import inspect
+import os
+import uuid
+
+import torch
+import torch.distributed as dist
+
+from .agent import AgentError, chain, start_agent
+
+BACKEND = "switchml"
+DEFAULT_CONTROLLER = "127.0.0.1:50099"
+
+_c10d = torch._C._distributed_c10d
+_Work = getattr(_c10d, "Work", None) or dist.ProcessGroup.Work  # 1.13 moved Work out of ProcessGroup
+_R = dist.ReduceOp
+_THROUGH_AGENT = {"SUM": "sum", "AVG": "mean"}
+_THROUGH_GLOO = ("MIN", "MAX", "PRODUCT", "BAND", "BOR", "BXOR")
+
+
+def _op_name(op):
+    kind = getattr(op, "op", op)  # 1.13: a ReduceOp wraps a RedOpType, which has a name
+    if isinstance(getattr(kind, "name", None), str):
+        return kind.name
+    for name in ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"):
+        try:
+            if hasattr(_R, name) and op == getattr(_R, name):
+                return name
+        except TypeError:
+            pass
+    return str(op)
+
+
+def job_name(store=None, rank=0, env=None):
+    """The job's name at the switch, the same on every rank (see the module's doc)."""
+    env = os.environ if env is None else env
+    name = env.get("SWITCHML_JOB")
+    if not name:
+        run_id = env.get("TORCHELASTIC_RUN_ID")
+        if run_id and run_id != "none":
+            name = "torch-" + run_id
+        elif env.get("MASTER_ADDR") and env.get("MASTER_PORT"):
+            name = "torch-%s:%s" % (env["MASTER_ADDR"], env["MASTER_PORT"])
+        elif store is not None:
+            if rank == 0:
+                store.set("switchml/job", "torch-" + uuid.uuid4().hex)
+            name = store.get("switchml/job").decode()
+        else:
+            raise AgentError("no job name: set SWITCHML_JOB, or MASTER_ADDR and MASTER_PORT")
+        restart = env.get("TORCHELASTIC_RESTART_COUNT")
+        if restart and restart != "0":
+            name += "-restart" + restart  # the dead attempt's job may still be winding down at the switch
+    return name
+
+
+# Works handed to C++ (DDP's reducer) are kept alive here a while: C++ holds only their C++ part, and a
+# Python override (get_future) is found only while the Python object lives (PyTorch PR 79176).
+_ALIVE = collections.deque()
+_KEEP_RECENT = 64
+
+
+def _work(future):
+    """A Work done when ``future`` (of the list of output tensors, what DDP expects) is. A Python
+    subclass, so that ``wait()`` raises the agent's error (the C++ wrapper of a future,
+    _create_work_from_future, returns from wait() without raising it on 1.13)."""
+    work = _FutureWork(future)
+    _ALIVE.append(work)
+    # Kept: every work not yet done, and the most recent ones (DDP asks for the future at once).
+    while len(_ALIVE) > _KEEP_RECENT and _ALIVE[0]._future.done():
+        _ALIVE.popleft()
+    return work
+
+
+class _FutureWork(_Work):
+    """A Work done when its future is; wait() raises the future's error."""
+
+    def __init__(self, future):
+        super().__init__()
+        self._future = future
+
+    def wait(self, timeout=None):
+        self._future.wait()  # raises the agent's error
+        return True
+
+    def get_future(self):
+        return self._future
+
+    def is_completed(self):
+        return self._future.done()
+
+    def is_success(self):
+        if not self._future.done():
+            return False
+        try:
+            self._future.value()
+            return True
+        except Exception:
+            return False
+
+    def exception(self):
+        try:
+            self._future.value()
+            return None
+        except Exception as e:
+            return e
+
+    def result(self):
+        return self._future.wait()
+
+    def synchronize(self):
+        self._future.wait()
+
+
+def _all(futures, outputs):
+    """One future for several, of the outputs once all are done (the first error otherwise, as it was)."""
+    if len(futures) == 1:
+        return chain(futures[0], lambda value: outputs)
+
+    def done(each):
+        for f in each:
+            f.value()  # raises the first failure
+        return outputs
+    return chain(torch.futures.collect_all(futures), done)
+
+
+class SwitchMLProcessGroup(dist.ProcessGroup):
+    """SUM/AVG reductions through the switch (this rank's agent); everything else through Gloo."""
+
+    def __init__(self, store, rank, size, timeout, job=None, **agent_options):
+        super().__init__(rank, size)
+        self._rank, self._size = rank, size
+        self.gloo = dist.ProcessGroupGloo(dist.PrefixStore("switchml-gloo", store), rank, size, timeout)
+        algo = agent_options.pop("algo", None) or os.environ.get("SWITCHML_ALGO", "switchml")
+        controller = agent_options.pop("controller", None) or os.environ.get("SWITCHML_CONTROLLER", DEFAULT_CONTROLLER)
+        job = job or job_name(store, rank)
+        timeout_s = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
+        agent_options.setdefault("join_timeout", max(120.0, min(timeout_s, 1800.0)))
+        prefix = "switchml-agent/%s/" % job
+
+        def exchange(mine):  # the ring's and the parameter servers' endpoints, through the store
+            store.set(prefix + str(rank), mine)
+            return [store.get(prefix + str(r)).decode() for r in range(size)]
+        self.agent = start_agent(algo=algo, rank=rank, world_size=size, controller=controller, job=job,
+                                 exchange=exchange, **agent_options)
+
+    # ---- what C++ asks for by name (1.13: getBackendName; 2.x: _get_backend_name / name)
+
+    def getBackendName(self):
+        return BACKEND
+
+    def _get_backend_name(self):
+        return BACKEND
+
+    def name(self):
+        return BACKEND
+
+    # ---- reductions through the agent
+
+    def _agent_op(self, opts, what):
+        op = getattr(opts, "reduceOp", opts)
+        name = _op_name(op)
+        if name in _THROUGH_AGENT:
+            return _THROUGH_AGENT[name]
+        if name in _THROUGH_GLOO:
+            return None
+        raise ValueError("the switchml backend's %s does not support ReduceOp.%s; it supports SUM and AVG through"
+                         " the switch and MIN, MAX, PRODUCT, BAND, BOR, BXOR through Gloo" % (what, name))
+
+    def allreduce(self, tensors, opts=None):
+        tensors, opts = _listed(tensors), _options(opts, _c10d.AllreduceOptions)
+        op = self._agent_op(opts, "all_reduce")
+        if op is None:
+            return self._gloo_allreduce(tensors, opts)
+        return _work(_all([self.agent.allreduce_async(t, op) for t in tensors], tensors))
+
+    def _gloo_allreduce(self, tensors, opts):
+        """MIN, MAX...: Gloo's, with the dtypes it lacks (bfloat16, int16) converted on the way."""
+        wider = {torch.bfloat16: torch.float32, torch.int16: torch.int32}
+        if not any(t.dtype in wider for t in tensors):
+            return self.gloo.allreduce(tensors, opts)
+        staged = [t.to(wider.get(t.dtype, t.dtype)) for t in tensors]
+
+        def back(value):
+            for t, s in zip(tensors, staged):
+                t.copy_(s)
+            return tensors
+        return _work(chain(self.gloo.allreduce(staged, opts).get_future(), back))
+
+    def allreduce_coalesced(self, tensors, opts=None):
+        opts = _options(opts, _c10d.AllreduceCoalescedOptions)
+        op = self._agent_op(opts, "all_reduce_coalesced")
+        if op is None:
+            return self.gloo.allreduce_coalesced(tensors, opts)
+        return _work(_all([self.agent.allreduce_async(t, op) for t in tensors], tensors))
+
+    def reduce_scatter(self, output_tensors, input_tensors, opts=None):
+        """Each output gets its rank's part of the sum of the inputs: the inputs are concatenated,
+        all-reduced through the switch (which has to aggregate all of it anyway), and this rank's part
+        copied out."""
+        opts = _options(opts, _c10d.ReduceScatterOptions)
+        op = self._agent_op(opts, "reduce_scatter")
+        if op is None:
+            return self.gloo.reduce_scatter(output_tensors, input_tensors, opts)
+        futures = []
+        for output, inputs in zip(output_tensors, input_tensors):
+            if len(inputs) != self._size:
+                raise ValueError("reduce_scatter needs %d input tensors, got %d" % (self._size, len(inputs)))
+            futures.append(self._reduce_part(output, torch.cat([t.reshape(-1) for t in inputs]),
+                                             sum(t.numel() for t in inputs[:self._rank]), op))
+        return _work(_all(futures, output_tensors))
+
+    def _reduce_scatter_base(self, output, input, opts=None):
+        opts = _options(opts, _c10d.ReduceScatterOptions)
+        op = self._agent_op(opts, "reduce_scatter_tensor")
+        if op is None:
+            return self.reduce_scatter([output], [list(input.reshape(-1).chunk(self._size))], opts)
+        if input.numel() != output.numel() * self._size:
+            raise ValueError("reduce_scatter_tensor: the input has %d elements, not %d x %d"
+                             % (input.numel(), self._size, output.numel()))
+        flat = input.reshape(-1).clone()
+        return _work(_all([self._reduce_part(output, flat, self._rank * output.numel(), op)], [output]))
+
+    def _reduce_part(self, output, flat, start, op):
+        def copy_out(value):
+            output.copy_(value[start:start + output.numel()].view(output.shape))
+            return output
+        return chain(self.agent.allreduce_async(flat, op), copy_out)
+
+    # ---- the rest through Gloo
+
+    def broadcast(self, tensors, opts=None):
+        # As bytes: Gloo (1.13) has no bfloat16 or int16, and DDP broadcasts the parameters at its start.
+        tensors = _listed(tensors)
+        staged = [_bytes(t) for t in tensors]
+        work = self.gloo.broadcast([b for b, _ in staged], _options(opts, _c10d.BroadcastOptions))
+        return _copied_back(work, tensors, staged)
+
+    def allgather(self, output_tensors, input_tensors, opts=None):
+        outputs = [[_bytes(t) for t in row] for row in output_tensors]
+        inputs = [_bytes(t)[0] for t in _listed(input_tensors)]
+        work = self.gloo.allgather([[b for b, _ in row] for row in outputs], inputs, _options(opts, _c10d.AllgatherOptions))
+        return _copied_back(work, [t for row in output_tensors for t in row], [p for row in outputs for p in row])
+
+    def _allgather_base(self, output, input, opts=None):
+        # Gloo (1.13) has no _allgather_base: gather into the output's chunks, views of it.
+        return self.gloo.allgather([list(output.reshape(-1).chunk(self._size))], [input.reshape(-1)],
+                                   _options(opts, _c10d.AllgatherOptions))
+
+    def allgather_coalesced(self, output_lists, input_list, opts=None):
+        return self.gloo.allgather_coalesced(output_lists, input_list, _options(opts, _c10d.AllgatherOptions))
+
+    def barrier(self, opts=None):
+        return self.gloo.barrier(_options(opts, _c10d.BarrierOptions))
+
+    def monitored_barrier(self, *args, **kwargs):
+        return self.gloo.monitored_barrier(*args, **kwargs)
+
+    def gather(self, *args, **kwargs):
+        return self.gloo.gather(*args, **kwargs)
+
+    def scatter(self, *args, **kwargs):
+        return self.gloo.scatter(*args, **kwargs)
+
+    def reduce(self, *args, **kwargs):
+        return self.gloo.reduce(*args, **kwargs)
+
+    def alltoall(self, *args, **kwargs):
+        return self.gloo.alltoall(*args, **kwargs)
+
+    def alltoall_base(self, *args, **kwargs):
+        return self.gloo.alltoall_base(*args, **kwargs)
+
+    def send(self, *args, **kwargs):
+        return self.gloo.send(*args, **kwargs)
+
+    def recv(self, *args, **kwargs):
+        return self.gloo.recv(*args, **kwargs)
+
+    def recv_anysource(self, *args, **kwargs):
+        return self.gloo.recv_anysource(*args, **kwargs)
+
+    def close(self):
+        """Leaves the job (waits for the all-reduces in flight); destroy_process_group() does not call it,
+        atexit does."""
+        self.agent.close()
+
+
+def _bytes(t):
+    """``t`` as bytes for Gloo, and whether they are a copy (to be written back); dtypes Gloo has go as they are."""
+    if t.dtype not in (torch.bfloat16, torch.int16, torch.bool):
+        return t, False
+    if t.is_contiguous():
+        return t.reshape(-1).view(torch.uint8), False
+    return t.contiguous().reshape(-1).view(torch.uint8), True
+
+
+def _copied_back(work, tensors, staged):
+    if not any(copied for _, copied in staged):
+        return work
+
+    def back(value):
+        for t, (b, copied) in zip(tensors, staged):
+            if copied:
+                t.copy_(b.view(t.dtype).view(t.shape))
+        return tensors
+    return _work(chain(work.get_future(), back))
+
+
+def _listed(tensors):
+    return [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+
+
+def _options(opts, kind):
+    """The options object Gloo takes; from Python, a ReduceOp may come where C++ passes options."""
+    if opts is None:
+        return kind()
+    if isinstance(opts, kind):
+        return opts
+    made = kind()
+    if hasattr(made, "reduceOp"):
+        made.reduceOp = opts
+    return made
+
+
+def _create(options, pg_options=None):
+    """The creator torch.distributed calls (extended API: it tells the group's name and ranks)."""
+    job = None
+    if options.global_ranks_in_group:  # a subgroup (new_group): its own job at the switch
+        job = "%s/group-%s" % (job_name(options.store, options.group_rank), options.group_id)
+    return SwitchMLProcessGroup(options.store, options.group_rank, options.group_size, options.timeout, job=job)
+
+
+def register():
+    """Registers ``switchml`` with torch.distributed (once; ``import switchml_torch`` does it)."""
+    if BACKEND.upper() in getattr(dist.Backend, "_plugins", {}):
+        return
+    kwargs = {"extended_api": True}
+    if "devices" in inspect.signature(dist.Backend.register_backend).parameters:  # 2.x
+        kwargs["devices"] = ["cpu", "cuda"]
+    dist.Backend.register_backend(BACKEND, _create, **kwargs)

@@ -1,0 +1,55 @@
+"""The backend under PyTorch's own torchrun, no wrapper: a running switch, SWITCHML_CONTROLLER, and
+`python3 -m torch.distributed.run` (with --redirects 1 --tee 1, which torchrun 1.13 needs on Python 3.11)."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def switch(launcher, tmp_path):
+    log = tmp_path / "switch.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([launcher, "switch", "--bind", "127.0.0.1", "--controller-bind", "127.0.0.1",
+                                    "--port", "0", "--controller-port", "0"], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            ready = re.search(r"ready: controller (\S+) ", log.read_text())
+            if ready:
+                yield ready.group(1)
+                return
+            assert process.poll() is None, log.read_text()
+            time.sleep(0.2)
+        pytest.fail("the switch did not start within 90 s: " + log.read_text())
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_the_backend_starts_under_pytorchs_own_torchrun(switch, tmp_path):
+    port = _free_port()
+    env = dict(os.environ, SWITCHML_CONTROLLER=switch, PYTHONPATH=str(HERE.parent), OMP_NUM_THREADS="1")
+    env.pop("SWITCHML_JOB", None)
+    run = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--redirects", "1",
+                          "--tee", "1", "--master_addr", "127.0.0.1", "--master_port", str(port), "--log_dir",
+                          str(tmp_path / "logs"), str(HERE / "torchrun_ranks.py")],
+                         env=env, capture_output=True, text=True, timeout=150)
+    assert run.returncode == 0, run.stdout + run.stderr
+    # torchrun's default run id is "none": the job is named after the rendezvous address.
+    for rank in (0, 1):
+        assert "rank %d ok torch-127.0.0.1:%d" % (rank, port) in run.stdout, run.stdout + run.stderr

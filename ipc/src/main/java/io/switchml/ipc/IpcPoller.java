@@ -16,13 +16,13 @@ import java.util.concurrent.TimeUnit;
  */
 public final class IpcPoller implements Runnable {
     /**
-     * Polled after work for this long before sleeping (system property {@code switchml.ipc.spinMicros}); see
-     * {@link #DEFAULT_SPIN_MICROS}.
+     * Polled after work for this long before sleeping (system property {@code switchml.ipc.spinMicros}): 50 µs, a
+     * round trip through the switch, on a host with 4 cores or more; none below, where a spinning reader takes the
+     * CPU from the worker or switch it waits for (on 2 cores a 4 KiB all-reduce of 4 workers took 3.1 ms spinning,
+     * 2.4 ms not; BENCHMARKS.md section 21).
      */
-    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
-            Long.getLong("switchml.ipc.spinMicros", IpcPoller.DEFAULT_SPIN_MICROS));
-    /** The default spin, in microseconds. */
-    public static final long DEFAULT_SPIN_MICROS = 50;
+    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("switchml.ipc.spinMicros",
+            Runtime.getRuntime().availableProcessors() >= 4 ? 50 : 0));
     /** A sleeping reader looks this often even without a doorbell. */
     public static final long DEFAULT_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 

@@ -228,7 +228,7 @@ public final class AggregationSwitch implements AutoCloseable {
      * ingress_simulated_drops, contributions, results_sent (multicast results),
      * retransmissions_answered (unicast), retransmissions_dropped, packets_sent,
      * egress_simulated_drops, egress_queue_full_drops, ipc_results (results written to a job's board on
-     * the shared-memory port), ipc_wake_ups, io_errors, and one drops_&lt;reason&gt; per
+     * the shared-memory port), ipc_wake_ups (sent), ipc_wake_ups_received, io_errors, and one drops_&lt;reason&gt; per
      * reason a packet is refused: drops_truncated, drops_too_long, drops_wrong_msg_type,
      * drops_unused_bits, drops_unknown_source, drops_unknown_job, drops_job_mismatch,
      * drops_size_mismatch, drops_slot_out_of_range, drops_wrong_port.

@@ -38,6 +38,11 @@ enum SwitchCounter {
     IPC_RESULTS,
     /** One-byte datagrams sent to wake a sleeping co-located worker thread. */
     IPC_WAKE_UPS,
+    /**
+     * One-byte datagrams received, which wake the port's shared-memory reader (a worker wrote to its
+     * ring while it slept); on a switch without a shared-memory port they are truncated packets.
+     */
+    IPC_WAKE_UPS_RECEIVED,
     /** Partial results a leaf sent up to its spine, re-sent ones included (docs/ARCHITECTURE.md section 9). */
     PARTIALS_FORWARDED,
     /** Results from the spine that a leaf installed in a slot copy and multicast to its workers. */

@@ -49,6 +49,8 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
         if (ipcPort != null && datagram.content().readableBytes() == IpcPoller.DOORBELL_BYTES) {
             // No packet of the protocol is this short: a co-located worker wrote to the ring while it slept.
             datagram.release();
+            counters.increment(SwitchCounter.PACKETS_RECEIVED);
+            counters.increment(SwitchCounter.IPC_WAKE_UPS_RECEIVED);
             ipcPort.wakeUp();
             return;
         }

@@ -45,6 +45,7 @@ class CtlCommandTest {
                 .mapToObj(rank -> CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(SwitchMLConfig.builder()
                         .controller(controller).job(JOB).rank(rank).workers(WORKERS).elementsPerPacket(64).slotsPerThread(8)
                         .congestionControl(SwitchMLConfig.CongestionControl.ON)
+                        .transport(SwitchMLConfig.Transport.UDP) // congestion control is for a network path
                         .joinTimeout(Duration.ofSeconds(60)).build())))
                 .toList();
         joining.forEach(f -> workers.add(f.join()));
@@ -136,13 +137,14 @@ class CtlCommandTest {
         for (int rank = 0; rank < WORKERS; rank++) {
             JsonObject t = transport.get(rank).getAsJsonObject();
             assertThat(t.get("rank").getAsInt()).isEqualTo(rank);
+            assertThat(t.get("transport").getAsString()).isEqualTo("udp");
             assertThat(t.get("congestion_control").getAsBoolean()).isTrue();
             assertThat(t.get("congestion_window").getAsDouble()).isBetween(1.0, 8.0);
             assertThat(t.get("base_rtt_us").getAsLong()).isPositive();
             assertThat(t.get("reported_ms_ago").getAsLong()).isNotNegative();
         }
         Run table = run("ctl", "--controller", controller, "job", JOB);
-        assertThat(table.out()).contains("transport (each rank's last report):", "WINDOW", "BASE_RTT", "RETRANS");
+        assertThat(table.out()).contains("transport (each rank's last report):", "VIA", "WINDOW", "BASE_RTT", "RETRANS");
     }
 
     @Test

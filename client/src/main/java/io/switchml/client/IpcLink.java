@@ -11,6 +11,7 @@ import io.switchml.ipc.IpcPoller;
 import io.switchml.ipc.RequestRing;
 import io.switchml.ipc.ResultBoard;
 import io.switchml.ipc.WakeFlag;
+import io.switchml.protocol.Ipv4Addresses;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -66,8 +67,7 @@ final class IpcLink extends ChannelDuplexHandler {
         context = ctx;
         local = (InetSocketAddress) ctx.channel().localAddress();
         remote = (InetSocketAddress) ctx.channel().remoteAddress();
-        byte[] ip = ((Inet4Address) local.getAddress()).getAddress();
-        sourceIpv4 = (ip[0] & 0xff) << 24 | (ip[1] & 0xff) << 16 | (ip[2] & 0xff) << 8 | ip[3] & 0xff;
+        sourceIpv4 = Ipv4Addresses.toInt(((Inet4Address) local.getAddress()).getAddress());
         sourcePort = local.getPort();
         for (int i = 0; i < window; i++) {
             records[i] = Unpooled.wrappedBuffer(board.record(slotBase + i));
@@ -140,7 +140,6 @@ final class IpcLink extends ChannelDuplexHandler {
         if (written) {
             written = false;
             poller.workExpected(); // results are due: poll for them rather than wait to be woken
-
             if (ring.readerSleeping().takeWakeUp()) {
                 ctx.write(Unpooled.wrappedBuffer(WAKE_UP), ctx.voidPromise());
             }

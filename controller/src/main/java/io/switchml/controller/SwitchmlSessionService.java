@@ -8,6 +8,7 @@ import io.switchml.controller.compat.proto.SessionGrpc;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.controller.compat.proto.UdpSessionResponse;
 import io.switchml.dataplane.AggregationSwitch;
+import io.switchml.protocol.Ipv4Addresses;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -68,7 +69,6 @@ final class SwitchmlSessionService extends SessionGrpc.SessionImplBase {
     }
 
     private static int ipv4Bits(InetAddress address) {
-        byte[] b = address.getAddress();
-        return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
+        return Ipv4Addresses.toInt(address.getAddress());
     }
 }

@@ -1,5 +1,6 @@
 package io.switchml.dataplane;
 
+import io.switchml.protocol.Ipv4Addresses;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -21,7 +22,7 @@ final class Ipv4 {
         if (!(address instanceof Inet4Address)) {
             throw new IllegalArgumentException(address + " is not an IPv4 address");
         }
-        return HASH_CODE_IS_ADDRESS ? address.hashCode() : fromBytes(address.getAddress());
+        return HASH_CODE_IS_ADDRESS ? address.hashCode() : Ipv4Addresses.toInt(address.getAddress());
     }
 
     static InetAddress toAddress(int ipv4) {
@@ -31,10 +32,6 @@ final class Ipv4 {
         } catch (UnknownHostException e) {
             throw new AssertionError("four bytes are always a valid IPv4 address", e);
         }
-    }
-
-    private static int fromBytes(byte[] b) {
-        return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
     }
 
     private static boolean hashCodeIsAddress() {

@@ -39,17 +39,47 @@ public final class ResultBoard {
     private final int seqOffset;
     private final int recordsOffset;
 
-    private ResultBoard(MappedByteBuffer mapped, int workers, int slots, int slotsPerThread, int recordBytes) {
+    /** Where everything lies in a board of this shape. */
+    private record Layout(int workers, int slots, int slotsPerThread, int recordBytes) {
+        Layout {
+            if (workers < 1 || slots < 1 || slotsPerThread < 1 || slots % slotsPerThread != 0 || recordBytes < 1) {
+                throw new IllegalArgumentException("bad result board shape: " + workers + " workers, " + slots
+                        + " slots, " + slotsPerThread + " per thread, " + recordBytes + "-byte records");
+            }
+        }
+
+        int threads() {
+            return slots / slotsPerThread;
+        }
+
+        int wakeOffset() {
+            return align(ATTACHED_OFFSET + 4L * workers, LINE);
+        }
+
+        int seqOffset() {
+            return align(wakeOffset() + (long) LINE * workers * threads(), LINE);
+        }
+
+        int recordsOffset() {
+            return align(seqOffset() + 8L * slots, PAGE);
+        }
+
+        long fileBytes() {
+            return (long) recordsOffset() + (long) slots * recordBytes;
+        }
+    }
+
+    private ResultBoard(MappedByteBuffer mapped, Layout layout) {
         this.mapped = mapped;
-        this.buffer = mapped == null ? null : new UnsafeBuffer(mapped); // null: a shape to size a new file
-        this.workers = workers;
-        this.slots = slots;
-        this.slotsPerThread = slotsPerThread;
-        this.threads = slots / slotsPerThread;
-        this.recordBytes = recordBytes;
-        this.wakeOffset = align(ATTACHED_OFFSET + 4 * workers, LINE);
-        this.seqOffset = wakeOffset + LINE * workers * threads;
-        this.recordsOffset = align(seqOffset + 8 * slots, PAGE);
+        this.buffer = new UnsafeBuffer(mapped);
+        this.workers = layout.workers();
+        this.slots = layout.slots();
+        this.slotsPerThread = layout.slotsPerThread();
+        this.threads = layout.threads();
+        this.recordBytes = layout.recordBytes();
+        this.wakeOffset = layout.wakeOffset();
+        this.seqOffset = layout.seqOffset();
+        this.recordsOffset = layout.recordsOffset();
     }
 
     private static int align(long value, int to) {
@@ -60,30 +90,21 @@ public final class ResultBoard {
         return (int) aligned;
     }
 
-    private long fileBytes() {
-        return (long) recordsOffset + (long) slots * recordBytes;
-    }
-
     /**
      * Creates a job's board (mode 0600).
      *
      * @param packetBytes the longest packet of the job (its size code's)
      */
     public static ResultBoard create(Path file, int workers, int slots, int slotsPerThread, int packetBytes) {
-        if (workers < 1 || slots < 1 || slotsPerThread < 1 || slots % slotsPerThread != 0 || packetBytes < 1) {
-            throw new IllegalArgumentException("bad result board shape: " + workers + " workers, " + slots + " slots, "
-                    + slotsPerThread + " per thread, " + packetBytes + "-byte packets");
-        }
-        int recordBytes = align(packetBytes, LINE);
-        ResultBoard shape = new ResultBoard(null, workers, slots, slotsPerThread, recordBytes);
-        MappedByteBuffer mapped = MappedFile.create(file, shape.fileBytes());
+        Layout layout = new Layout(workers, slots, slotsPerThread, align(packetBytes, LINE));
+        MappedByteBuffer mapped = MappedFile.create(file, layout.fileBytes());
         UnsafeBuffer header = new UnsafeBuffer(mapped);
         header.putInt(WORKERS_OFFSET, workers);
         header.putInt(SLOTS_OFFSET, slots);
         header.putInt(SLOTS_PER_THREAD_OFFSET, slotsPerThread);
-        header.putInt(RECORD_BYTES_OFFSET, recordBytes);
+        header.putInt(RECORD_BYTES_OFFSET, layout.recordBytes());
         header.putLongVolatile(0, MAGIC);
-        return new ResultBoard(mapped, workers, slots, slotsPerThread, recordBytes);
+        return new ResultBoard(mapped, layout);
     }
 
     /** Maps a board the switch created, checking that it is one and whole. */
@@ -96,12 +117,17 @@ public final class ResultBoard {
         if (header.getLongVolatile(0) != MAGIC) {
             throw new IllegalArgumentException(file + " is not a switchml result board");
         }
-        ResultBoard board = new ResultBoard(mapped, header.getInt(WORKERS_OFFSET), header.getInt(SLOTS_OFFSET),
-                header.getInt(SLOTS_PER_THREAD_OFFSET), header.getInt(RECORD_BYTES_OFFSET));
-        if (board.fileBytes() != mapped.capacity()) {
+        Layout layout;
+        try {
+            layout = new Layout(header.getInt(WORKERS_OFFSET), header.getInt(SLOTS_OFFSET),
+                    header.getInt(SLOTS_PER_THREAD_OFFSET), header.getInt(RECORD_BYTES_OFFSET));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + " is not a whole switchml result board: " + e.getMessage(), e);
+        }
+        if (layout.fileBytes() != mapped.capacity()) {
             throw new IllegalArgumentException(file + " is not a whole switchml result board");
         }
-        return board;
+        return new ResultBoard(mapped, layout);
     }
 
     public int workers() {

@@ -33,9 +33,7 @@ public final class RackSwitch {
     /** The same for switch process {@code index} of the rack (a shard, on {@link Rack#switchAddress}). */
     public static Process start(Rack rack, int index, int switchPorts, PrintStream progress) throws InterruptedException {
         String address = rack.switchAddress(index);
-        return launch(rack.switchNamespace(index), List.of("--bind", address, "--controller-bind", address,
-                "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
-                "--controller-port", String.valueOf(CONTROLLER_PORT)),
+        return launchSwitch(rack.switchNamespace(index), address, address, switchPorts, List.of(),
                 rack.switchProcesses() == 1 ? "switch" : "switch " + index, progress);
     }
 
@@ -47,20 +45,13 @@ public final class RackSwitch {
      */
     public static List<String> startHierarchy(Rack rack, int switchPorts, PrintStream progress, List<Process> started)
             throws InterruptedException {
-        List<String> ports = List.of("--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
-                "--controller-port", String.valueOf(CONTROLLER_PORT));
-        List<String> spine = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", "0.0.0.0"));
-        spine.addAll(ports);
-        started.add(launch(rack.spineNamespace(), spine, "spine", progress));
+        started.add(launchSwitch(rack.spineNamespace(), "0.0.0.0", "0.0.0.0", switchPorts, List.of(), "spine", progress));
         int leaves = rack.spec().leaves();
         List<String> controllers = new ArrayList<>();
         for (int i = 0; i < leaves; i++) {
             // The dataplane on every address: workers reach it on the bridge, the spine on the uplink.
-            List<String> leaf = new ArrayList<>(List.of("--bind", "0.0.0.0", "--controller-bind", rack.leafAddress(i),
-                    "--spine", rack.spineAddress(i) + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(i),
-                    "--leaves", String.valueOf(leaves), "--uplink-address", rack.leafUplinkAddress(i)));
-            leaf.addAll(ports);
-            started.add(launch(rack.leafNamespace(i), leaf, "leaf " + i, progress));
+            started.add(launchSwitch(rack.leafNamespace(i), "0.0.0.0", rack.leafAddress(i), switchPorts,
+                    leafRole(rack.spineAddress(i), i, leaves, rack.leafUplinkAddress(i)), "leaf " + i, progress));
             controllers.add(rack.leafAddress(i) + ":" + CONTROLLER_PORT);
         }
         return controllers;
@@ -73,25 +64,38 @@ public final class RackSwitch {
      */
     public static List<String> startLeafPerHost(Rack rack, int switchPorts, PrintStream progress, List<Process> started)
             throws InterruptedException {
-        List<String> ports = List.of("--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
-                "--controller-port", String.valueOf(CONTROLLER_PORT));
         String spineAddress = rack.switchAddress(0);
-        List<String> spine = new ArrayList<>(List.of("--bind", spineAddress, "--controller-bind", spineAddress));
-        spine.addAll(ports);
-        started.add(launch(rack.fabricNamespace(), spine, "spine", progress));
+        started.add(launchSwitch(rack.fabricNamespace(), spineAddress, spineAddress, switchPorts, List.of(), "spine",
+                progress));
         int hosts = rack.spec().hosts();
         List<String> controllers = new ArrayList<>();
         for (int h = 0; h < hosts; h++) {
             int firstRank = h * rack.spec().ranksPerHost();
             String host = rack.workerAddress(firstRank);
-            List<String> leaf = new ArrayList<>(List.of("--bind", host, "--controller-bind", host,
-                    "--spine", spineAddress + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(h),
-                    "--leaves", String.valueOf(hosts), "--uplink-address", host));
-            leaf.addAll(ports);
-            started.add(launch(rack.workerNamespace(firstRank), leaf, "leaf of host " + h, progress));
+            started.add(launchSwitch(rack.workerNamespace(firstRank), host, host, switchPorts,
+                    leafRole(spineAddress, h, hosts, host), "leaf of host " + h, progress));
             controllers.add(host + ":" + CONTROLLER_PORT);
         }
         return controllers;
+    }
+
+    /** A leaf's options: leaf {@code index} of {@code leaves} under the spine at {@code spineAddress}. */
+    private static List<String> leafRole(String spineAddress, int index, int leaves, String uplinkAddress) {
+        return List.of("--spine", spineAddress + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(index),
+                "--leaves", String.valueOf(leaves), "--uplink-address", uplinkAddress);
+    }
+
+    /**
+     * {@code switchml switch} in namespace {@code ns} on the rack's ports, its dataplane on {@code bind} and its
+     * controller on {@code controllerBind}, with {@code role}'s options (a leaf's); returns once it is ready.
+     */
+    private static Process launchSwitch(String ns, String bind, String controllerBind, int switchPorts, List<String> role,
+                                        String label, PrintStream progress) throws InterruptedException {
+        List<String> options = new ArrayList<>(List.of("--bind", bind, "--controller-bind", controllerBind,
+                "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
+                "--controller-port", String.valueOf(CONTROLLER_PORT)));
+        options.addAll(role);
+        return launch(ns, options, label, progress);
     }
 
     /** Starts {@code switchml switch OPTIONS} in namespace {@code ns} and returns once it is ready. */

@@ -163,14 +163,15 @@ public final class BenchRunner {
             List<Process> switches = new ArrayList<>();
             try {
                 Map<String, String> switchSettings = Map.of();
-                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && spec.ranksPerHost() > 1) {
-                    leafControllers = RackSwitch.startLeafPerHost(rack, options.switchPorts(), progress, switches);
-                    switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
-                } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch) && leaves > 0) {
-                    leafControllers = RackSwitch.startHierarchy(rack, options.switchPorts(), progress, switches);
-                    switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
-                } else if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
-                    switchSettings = SwitchSettings.of(RackSwitch.startAll(rack, options.switchPorts(), progress, switches));
+                if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
+                    if (spec.ranksPerHost() > 1 || leaves > 0) {
+                        leafControllers = spec.ranksPerHost() > 1
+                                ? RackSwitch.startLeafPerHost(rack, options.switchPorts(), progress, switches)
+                                : RackSwitch.startHierarchy(rack, options.switchPorts(), progress, switches);
+                        switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
+                    } else {
+                        switchSettings = SwitchSettings.of(RackSwitch.startAll(rack, options.switchPorts(), progress, switches));
+                    }
                 }
                 long rate = spec.rateBps();
                 String topology = spec.topology();

@@ -191,7 +191,7 @@ public final class BenchRunner {
     private static WorkerProcess startWorker(List<String> prefix, int rank, WorkerPlan plan, long heapBytes,
                                BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
                                PrintStream errors) {
-        return WorkerProcess.start(prefix, rank, BenchWorker.class.getName(), plan.toArgs(), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
+        return WorkerProcess.start(prefix, rank, BenchWorker.class.getName(), List.of(plan.toJson()), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
                 Map.of(), !plan.algorithm().needsSwitch(), line -> {
                     SizeReport report = SizeReport.parse(line);
                     PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;

@@ -34,7 +34,7 @@ public final class BenchWorker {
 
     public static void main(String[] args) {
         try {
-            new BenchWorker(WorkerPlan.parse(args)).run(report -> {
+            new BenchWorker(WorkerPlan.fromArguments(args)).run(report -> {
                 System.out.println(report.toLine());
                 System.out.flush();
             });

@@ -2,10 +2,9 @@ package io.switchml.bench;
 
 import io.switchml.collectives.Compression;
 import io.switchml.launch.AllReduceAlgorithm;
-import io.switchml.launch.WorkerArguments;
+import io.switchml.launch.PlanJson;
 import io.switchml.protocol.DataType;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +12,7 @@ import java.util.Objects;
 
 /**
  * What one benchmark worker does: which job it joins and which all-reduces it times. It travels to
- * worker processes as {@code key=value} arguments ({@link #toArgs()}, {@link #parse}).
+ * worker processes as JSON ({@link #toJson()}, {@link #fromArguments}).
  *
  * @param config     {@code switchml.*} configuration of the worker (controller, job, rank, workers, ...); the
  *                   {@code ring} and {@code ps} workers read only {@code switchml.rank}, {@code switchml.workers}
@@ -70,35 +69,12 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs);
     }
 
-    public List<String> toArgs() {
-        List<String> args = new ArrayList<>();
-        config.forEach((k, v) -> args.add(k + "=" + v));
-        StringBuilder s = new StringBuilder();
-        for (long size : sizes) {
-            s.append(s.length() == 0 ? "" : ",").append(size);
-        }
-        args.add("sizes=" + s);
-        args.add("iterations=" + iterations);
-        args.add("warmup=" + warmup);
-        args.add("verify=" + verify);
-        args.add("type=" + type);
-        args.add("seed=" + seed);
-        args.add("algo=" + algorithm.id());
-        args.add("compression=" + compression.toSpec());
-        args.add("pause=" + pauseMs);
-        return args;
+    /** The plan as the one argument of a worker process ({@link PlanJson}). */
+    public String toJson() {
+        return PlanJson.write(this);
     }
 
-    public static WorkerPlan parse(String[] args) {
-        WorkerArguments a = WorkerArguments.parse(args, "worker");
-        List<Long> sizes = new ArrayList<>();
-        for (String s : a.required("sizes").split(",")) {
-            sizes.add(Long.parseLong(s));
-        }
-        return new WorkerPlan(a.config(), sizes, Integer.parseInt(a.required("iterations")),
-                Integer.parseInt(a.required("warmup")), Boolean.parseBoolean(a.required("verify")),
-                DataType.valueOf(a.required("type")), Long.parseLong(a.required("seed")),
-                AllReduceAlgorithm.named(a.plan().getOrDefault("algo", AllReduceAlgorithm.SWITCHML.id())),
-                Compression.parse(a.plan().get("compression")), Long.parseLong(a.plan().getOrDefault("pause", "0")));
+    public static WorkerPlan fromArguments(String[] args) {
+        return PlanJson.fromArguments(args, WorkerPlan.class, "benchmark worker");
     }
 }

@@ -54,21 +54,25 @@ class BenchFormatsTest {
         assertThat(SizeReport.parse("some log line")).isNull();
 
         WorkerPlan plan = new WorkerPlan(Map.of("switchml.rank", "1"), List.of(4L, 8L), 3, 1, true, DataType.INT32, 9);
-        assertThat(WorkerPlan.parse(plan.toArgs().toArray(new String[0]))).isEqualTo(plan);
+        assertThat(WorkerPlan.fromArguments(new String[]{plan.toJson()})).isEqualTo(plan);
         assertThatThrownBy(() -> new WorkerPlan(Map.of(), List.of(6L), 1, 0, false, DataType.FLOAT32, 1))
                 .hasMessageContaining("multiple of 4");
         WorkerPlan ring = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
                 AllReduceAlgorithm.RING);
-        assertThat(ring.toArgs()).contains("algo=ring", "pause=0");
+        assertThat(ring.toJson()).contains("\"algorithm\":\"RING\"", "\"pauseMs\":0");
         WorkerPlan pausing = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 2, 0, false, DataType.INT32, 2,
                 AllReduceAlgorithm.SWITCHML, io.switchml.collectives.Compression.DEFAULTS, 10_000);
-        assertThat(WorkerPlan.parse(pausing.toArgs().toArray(new String[0])).pauseMs()).isEqualTo(10_000);
-        assertThat(WorkerPlan.parse(ring.toArgs().toArray(new String[0]))).isEqualTo(ring);
+        assertThat(WorkerPlan.fromArguments(new String[]{pausing.toJson()}).pauseMs()).isEqualTo(10_000);
+        assertThat(WorkerPlan.fromArguments(new String[]{ring.toJson()})).isEqualTo(ring);
         assertThat(plan.algorithm()).isEqualTo(AllReduceAlgorithm.SWITCHML);
         WorkerPlan topk = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
                 AllReduceAlgorithm.TOPK, Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
-        assertThat(topk.toArgs()).contains("algo=topk", "compression=ratio=0.25,levels=7,bucket=512,norm=l2,seed=1,warmup=3,momentum=0.0");
-        assertThat(WorkerPlan.parse(topk.toArgs().toArray(new String[0]))).isEqualTo(topk);
+        assertThat(topk.toJson()).contains("\"algorithm\":\"TOPK\"", "\"ratio\":0.25", "\"warmup\":3");
+        assertThatThrownBy(() -> WorkerPlan.fromArguments(new String[]{"sizes=4"})).hasMessageContaining("benchmark worker: the plan is not a WorkerPlan in JSON");
+        String badSize = topk.toJson().replace("\"sizes\":[4]", "\"sizes\":[6]");
+        assertThatThrownBy(() -> WorkerPlan.fromArguments(new String[]{badSize}))
+                .hasMessageContaining("benchmark worker: the plan is refused: tensor size 6 B must be");
+        assertThat(WorkerPlan.fromArguments(new String[]{topk.toJson()})).isEqualTo(topk);
     }
 
     /** The verifiers of the compression baselines accept their references' results and nothing else. */

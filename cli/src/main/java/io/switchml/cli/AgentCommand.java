@@ -2,6 +2,7 @@ package io.switchml.cli;
 
 import io.switchml.agent.Agent;
 import io.switchml.agent.AgentOptions;
+import io.switchml.client.SwitchMLConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -41,7 +42,7 @@ final class AgentCommand implements Callable<Integer> {
     @Option(names = "--shm-bytes", defaultValue = "268435456", description = "Its size in bytes: room for the tensors in flight (default: ${DEFAULT-VALUE}).")
     long sharedMemoryBytes;
 
-    @Option(names = "--set", description = "A worker setting NAME=VALUE (switchml.* names, e.g. elementsPerPacket=1024); repeatable.")
+    @Option(names = "--set", description = "A worker setting NAME=VALUE (with or without the switchml. prefix, e.g. elementsPerPacket=1024); repeatable.")
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--connect-timeout", defaultValue = "PT60S", description = "How long to wait for the process to connect (default: ${DEFAULT-VALUE}).")
@@ -55,8 +56,7 @@ final class AgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Map<String, String> properties = new LinkedHashMap<>();
-        settings.forEach((k, v) -> properties.put(k.startsWith("switchml.") ? k : "switchml." + k, v));
+        Map<String, String> properties = SwitchMLConfig.Key.properties(settings);
         AgentOptions options = new AgentOptions(algorithm, rank, workers, controller, job, socket, sharedMemory,
                 sharedMemoryBytes, properties, connectTimeout, operationTimeout, idleTimeout);
         int code = new Agent(options, System.err).run();

@@ -31,8 +31,7 @@ final class WorkerTuning {
 
     /** The {@code switchml.*} settings these options give (only those set). */
     Map<String, String> settings() {
-        Map<String, String> s = new LinkedHashMap<>();
-        extra.forEach((k, v) -> s.put(k.startsWith("switchml.") ? k : "switchml." + k, v));
+        Map<String, String> s = SwitchMLConfig.Key.properties(extra);
         put(s, SwitchMLConfig.Key.ELEMENTS_PER_PACKET, elementsPerPacket);
         put(s, SwitchMLConfig.Key.SLOTS_PER_THREAD, window);
         put(s, SwitchMLConfig.Key.THREADS, threads);

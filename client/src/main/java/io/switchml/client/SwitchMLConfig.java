@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * Everything a worker can configure, in one place. Values come, from lowest to highest precedence,
@@ -118,7 +119,44 @@ public final class SwitchMLConfig {
 
         /** The property name, e.g. {@code switchml.slotsPerThread}. */
         public String property() {
-            return "switchml." + name;
+            return PREFIX + name;
+        }
+
+        /** The short name, e.g. {@code slotsPerThread}: what {@code --set} and the Python package take. */
+        public String shortName() {
+            return name;
+        }
+
+        /** The environment variable, e.g. {@code SWITCHML_SLOTS_PER_THREAD}. */
+        public String environmentVariable() {
+            return ENVIRONMENT_PREFIX + name();
+        }
+
+        /**
+         * The setting a user named, with or without the {@code switchml.} prefix (the one place the prefix
+         * question is settled: both forms are accepted everywhere a name is given, the property form is what
+         * travels); an unknown name is an error listing the known ones.
+         */
+        public static Key named(String name) {
+            String bare = name.trim().startsWith(PREFIX) ? name.trim().substring(PREFIX.length()) : name.trim();
+            for (Key k : values()) {
+                if (k.name.equals(bare)) {
+                    return k;
+                }
+            }
+            StringBuilder names = new StringBuilder();
+            for (Key k : values()) {
+                names.append(names.length() == 0 ? "" : ", ").append(k.name);
+            }
+            throw new IllegalArgumentException("unknown worker setting '" + name + "'; known (with or without the "
+                    + PREFIX + " prefix): " + names);
+        }
+
+        /** Every entry of {@code settings} under its property name, each name checked ({@link #named}). */
+        public static Map<String, String> properties(Map<String, String> settings) {
+            Map<String, String> byProperty = new LinkedHashMap<>();
+            settings.forEach((k, v) -> byProperty.put(named(k).property(), v));
+            return byProperty;
         }
 
         public String defaultValue() {
@@ -135,6 +173,8 @@ public final class SwitchMLConfig {
      * from the path when the context connects ({@link SwitchMLContext#config()} has the values chosen).
      */
     public static final int AUTO = 0;
+    /** What property names start with (system properties, properties files, the settings that travel). */
+    public static final String PREFIX = "switchml.";
     /** What the environment's settings start with (see {@link Builder#environment}). */
     public static final String ENVIRONMENT_PREFIX = "SWITCHML_";
 
@@ -575,6 +615,8 @@ public final class SwitchMLConfig {
     /** Collects values; {@link #build()} validates them all. */
     public static final class Builder {
         private final Properties values = new Properties();
+        /** Where a value came from, for the settings a user cannot see in the program: a file, the environment. */
+        private final Map<Key, String> sources = new java.util.EnumMap<>(Key.class);
 
         private Builder() {
             for (Key k : Key.values()) {
@@ -586,9 +628,13 @@ public final class SwitchMLConfig {
 
         /** Takes every {@code switchml.*} entry of the properties; unknown names are an error. */
         public Builder properties(Properties props) {
+            return properties(props, null);
+        }
+
+        private Builder properties(Properties props, String source) {
             for (String name : props.stringPropertyNames()) {
-                if (name.startsWith("switchml.")) {
-                    values.setProperty(known(name).property(), props.getProperty(name));
+                if (name.startsWith(PREFIX)) {
+                    put(Key.named(name), props.getProperty(name), source);
                 }
             }
             return this;
@@ -602,39 +648,27 @@ public final class SwitchMLConfig {
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read configuration file " + path + ": " + e.getMessage(), e);
             }
-            return properties(props);
+            return properties(props, "file " + path);
         }
 
         /**
          * Takes the settings a launcher put in the environment: {@code SWITCHML_<KEY>} for any {@link Key}
          * ({@code SWITCHML_JOB}, {@code SWITCHML_CONTROLLER}, {@code SWITCHML_JOIN_TIMEOUT_MS}...; other
          * {@code SWITCHML_*} variables belong to the launchers and are left alone), and the conventions of the
-         * launchers users already run: {@code RANK} and {@code WORLD_SIZE} (torchrun, MPI-style launchers), else
-         * {@code SLURM_PROCID} and {@code SLURM_NTASKS} (srun), as the rank and workers; {@code
-         * TORCHELASTIC_RUN_ID} as the job name. A {@code SWITCHML_*} variable wins over a launcher's.
+         * launchers users already run ({@link LauncherEnvironment}: rank, workers and a job name from torchrun,
+         * MPI-style launchers and srun). A {@code SWITCHML_*} variable wins over a launcher's.
          */
         public Builder environment(Map<String, String> env) {
-            launcherSetting(env, Key.RANK, "RANK", "SLURM_PROCID");
-            launcherSetting(env, Key.WORKERS, "WORLD_SIZE", "SLURM_NTASKS");
-            launcherSetting(env, Key.JOB, "TORCHELASTIC_RUN_ID");
+            LauncherEnvironment launcher = LauncherEnvironment.of(env);
+            launcher.settings().forEach((key, value) -> put(key, value, "environment variable "
+                    + launcher.sources().get(key)));
             for (Key key : Key.values()) {
-                String value = env.get(ENVIRONMENT_PREFIX + key.name());
+                String value = env.get(key.environmentVariable());
                 if (value != null) {
-                    values.setProperty(key.property(), value.trim());
+                    put(key, value.trim(), "environment variable " + key.environmentVariable());
                 }
             }
             return this;
-        }
-
-        /** The first of the launchers' variables that is set, as {@code key}. */
-        private void launcherSetting(Map<String, String> env, Key key, String... variables) {
-            for (String variable : variables) {
-                String value = env.get(variable);
-                if (value != null && !value.isBlank()) {
-                    values.setProperty(key.property(), value.trim());
-                    return;
-                }
-            }
         }
 
         /**
@@ -645,11 +679,21 @@ public final class SwitchMLConfig {
             Properties props = new Properties();
             props.putAll(System.getProperties());
             props.remove(LAUNCHER_HOME_PROPERTY);
-            return properties(props);
+            return properties(props, "a system property");
         }
 
+        /** A value the program sets (a command's option, a setter): its own, so errors name no source. */
         public Builder set(Key key, Object value) {
-            values.setProperty(key.property(), String.valueOf(value));
+            return put(key, String.valueOf(value), null);
+        }
+
+        private Builder put(Key key, String value, String source) {
+            values.setProperty(key.property(), value);
+            if (source == null) {
+                sources.remove(key);
+            } else {
+                sources.put(key, source);
+            }
             return this;
         }
 
@@ -771,23 +815,24 @@ public final class SwitchMLConfig {
             return set(Key.FAULT_SEED, faults.seed());
         }
 
+        /** Validates every value; an error names the setting and, for a file or the environment, where it came from. */
         public SwitchMLConfig build() {
             Properties copy = new Properties();
             copy.putAll(values);
-            return new SwitchMLConfig(copy);
-        }
-
-        private static Key known(String property) {
-            for (Key k : Key.values()) {
-                if (k.property().equals(property)) {
-                    return k;
+            try {
+                return new SwitchMLConfig(copy);
+            } catch (IllegalArgumentException e) {
+                List<String> from = new ArrayList<>();
+                sources.forEach((key, source) -> {
+                    if (Pattern.compile(Pattern.quote(key.property()) + "(?![A-Za-z])").matcher(e.getMessage()).find()) {
+                        from.add(key.property() + " from " + source);
+                    }
+                });
+                if (from.isEmpty()) {
+                    throw e;
                 }
+                throw new IllegalArgumentException(e.getMessage() + " (" + String.join("; ", from) + ")", e);
             }
-            StringBuilder names = new StringBuilder();
-            for (Key k : Key.values()) {
-                names.append(names.length() == 0 ? "" : ", ").append(k.property());
-            }
-            throw new IllegalArgumentException("unknown configuration property " + property + "; known: " + names);
         }
     }
 }

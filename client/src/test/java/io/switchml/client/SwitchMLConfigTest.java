@@ -93,7 +93,7 @@ class SwitchMLConfigTest {
         Properties p = new Properties();
         p.setProperty("switchml.windowSize", "3");
         assertThatThrownBy(() -> SwitchMLConfig.builder().properties(p))
-                .hasMessageContaining("unknown configuration property switchml.windowSize");
+                .hasMessageContaining("unknown worker setting 'switchml.windowSize'");
         p.clear();
         p.setProperty("switchml.workers", "four");
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).properties(p).build())
@@ -121,7 +121,7 @@ class SwitchMLConfigTest {
                 "SWITCHML_JOIN_TIMEOUT_MS", "90000")).build();
         assertThat(torchrun.rank()).isEqualTo(2);
         assertThat(torchrun.workers()).isEqualTo(4);
-        assertThat(torchrun.job()).isEqualTo("run-42");
+        assertThat(torchrun.job()).as("the Python package's rule").isEqualTo("torch-run-42");
         assertThat(torchrun.controller().toString()).isEqualTo("switch1:50099");
         assertThat(torchrun.joinTimeout()).isEqualTo(Duration.ofSeconds(90));
 
@@ -137,6 +137,51 @@ class SwitchMLConfigTest {
                 .isZero();
         assertThatThrownBy(() -> SwitchMLConfig.builder().environment(Map.of("WORLD_SIZE", "4")).build())
                 .hasMessageContaining("switchml.rank is required").hasMessageContaining("RANK");
+    }
+
+    @Test
+    void everyRankOfOneLaunchDerivesTheSameJobName() {
+        // torchrun with a static rendezvous has no run id ("none"): the master's address names the job.
+        assertThat(jobFrom(Map.of("TORCHELASTIC_RUN_ID", "none", "MASTER_ADDR", "10.0.0.1", "MASTER_PORT", "29500")))
+                .isEqualTo("torch-10.0.0.1:29500");
+        assertThat(jobFrom(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1", "TORCHELASTIC_RESTART_COUNT", "2")))
+                .as("an elastic restart is a new job").isEqualTo("torch-h:1-restart2");
+        assertThat(jobFrom(Map.of("SLURM_JOB_ID", "4711", "SLURM_STEP_ID", "0"))).isEqualTo("slurm-4711.0");
+        assertThat(jobFrom(Map.of("MASTER_ADDR", "h"))).as("no port: no rule applies").isEqualTo("default");
+    }
+
+    private static String jobFrom(Map<String, String> env) {
+        return SwitchMLConfig.builder().rank(0).workers(1).environment(env).build().job();
+    }
+
+    @Test
+    void aBadValueNamesWhereItCameFrom(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> SwitchMLConfig.builder().environment(Map.of("RANK", "4", "WORLD_SIZE", "4")).build())
+                .hasMessage("switchml.rank = 4 outside 0..3 (this worker's rank, 0..workers-1 (required; or the environment's"
+                        + " SWITCHML_RANK, RANK or SLURM_PROCID)) (switchml.rank from environment variable RANK)");
+        Path file = dir.resolve("worker.properties");
+        Files.writeString(file, "switchml.slotsPerThread=0\n");
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).file(file).build())
+                .hasMessageContaining("switchml.slotsPerThread = 0: give a positive number or auto")
+                .hasMessageEndingWith("(switchml.slotsPerThread from file " + file + ")");
+        // One setting's source is not another's: switchml.controller is a prefix of switchml.controllers.
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
+                .environment(Map.of("SWITCHML_CONTROLLER", "a:1", "SWITCHML_CONTROLLERS", " , ")).build())
+                .hasMessage("switchml.controllers = ',' lists no host:port (switchml.controllers from environment variable"
+                        + " SWITCHML_CONTROLLERS)");
+        // What the program set is its own: no source.
+        assertThatThrownBy(() -> SwitchMLConfig.builder().environment(Map.of("SWITCHML_THREADS", "0")).rank(0).workers(1)
+                .threads(2).slotsPerThread(0).build()).hasMessageNotContaining(" from ");
+    }
+
+    @Test
+    void aSettingIsNamedWithOrWithoutThePrefixAndUnknownNamesAreRefused() {
+        assertThat(SwitchMLConfig.Key.named("slotsPerThread")).isEqualTo(SwitchMLConfig.Key.SLOTS_PER_THREAD);
+        assertThat(SwitchMLConfig.Key.named("switchml.slotsPerThread")).isEqualTo(SwitchMLConfig.Key.SLOTS_PER_THREAD);
+        assertThat(SwitchMLConfig.Key.properties(Map.of("threads", "2"))).containsEntry("switchml.threads", "2");
+        assertThatThrownBy(() -> SwitchMLConfig.Key.named("slots")).hasMessageStartingWith("unknown worker setting 'slots';"
+                + " known (with or without the switchml. prefix): controller, controllers");
+        assertThat(SwitchMLConfig.Key.SLOTS_PER_THREAD.environmentVariable()).isEqualTo("SWITCHML_SLOTS_PER_THREAD");
     }
 
     @Test

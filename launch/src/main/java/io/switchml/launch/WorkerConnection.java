@@ -16,7 +16,6 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Supplier;
@@ -64,9 +63,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
     }
 
     private static WorkerConnection openSwitchMl(Map<String, String> settings) {
-        Properties props = new Properties();
-        props.putAll(settings);
-        SwitchMLConfig config = SwitchMLConfig.builder().properties(props).build();
+        SwitchMLConfig config = parse(settings);
         SwitchMLConnection context = SwitchMLConnection.connect(config);
         return new WorkerConnection(context, () -> {
             WorkerStatistics.Snapshot s = context.statistics().snapshot();
@@ -80,11 +77,13 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
      */
     private static WorkerConnection openCollective(AllReduceAlgorithm algorithm, Map<String, String> settings,
                                                    Compression compression, PeerExchange peers) {
-        int rank = intSetting(settings, SwitchMLConfig.Key.RANK);
-        int workers = intSetting(settings, SwitchMLConfig.Key.WORKERS);
+        // The baselines read rank, workers, local address and operation timeout of the same settings.
+        SwitchMLConfig parsed = parse(settings);
+        int rank = parsed.rank();
+        int workers = parsed.workers();
         boolean ps = algorithm == AllReduceAlgorithm.PS;
-        String local = settings.get(SwitchMLConfig.Key.LOCAL_ADDRESS.property());
-        InetSocketAddress ephemeral = new InetSocketAddress(local == null || local.isBlank() ? LOCAL_HOST : local.trim(), 0);
+        String local = parsed.localAddress();
+        InetSocketAddress ephemeral = new InetSocketAddress(local.isEmpty() ? LOCAL_HOST : local, 0);
         Listener worker = Listener.bind(ephemeral);
         Listener server = null;
         try {
@@ -93,11 +92,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
                     server == null ? null : server.address()));
             CollectiveConfig.Builder config = CollectiveConfig.builder().algorithm(algorithm.id()).rank(rank)
                     .workers(workers).endpoints(all.workers()).servers(all.servers()).serversInWorkers(true)
-                    .compression(compression);
-            String timeout = settings.get(SwitchMLConfig.Key.OPERATION_TIMEOUT_MS.property());
-            if (timeout != null) {
-                config.operationTimeout(Duration.ofMillis(Long.parseLong(timeout.trim())));
-            }
+                    .compression(compression).operationTimeout(parsed.operationTimeout());
             AllReduce allReduce = Collectives.open(config.build(), worker, server);
             return new WorkerConnection(allReduce, () -> new Counters(0, 0, ((BytesSent) allReduce).bytesSent()), 0);
         } catch (RuntimeException e) {
@@ -109,16 +104,11 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
         }
     }
 
-    private static int intSetting(Map<String, String> settings, SwitchMLConfig.Key key) {
-        String value = settings.get(key.property());
-        if (value == null) {
-            throw new IllegalArgumentException(key.property() + " is required");
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key.property() + " = '" + value + "' is not a number", e);
-        }
+    /** The worker settings, validated by the one parser of settings. */
+    private static SwitchMLConfig parse(Map<String, String> settings) {
+        Properties props = new Properties();
+        props.putAll(settings);
+        return SwitchMLConfig.builder().properties(props).build();
     }
 
     private static PeerEndpoints exchangeThroughStandardStreams(PeerEndpoints.Endpoint mine) {

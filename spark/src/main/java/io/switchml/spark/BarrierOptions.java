@@ -1,5 +1,6 @@
 package io.switchml.spark;
 
+import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
 import io.switchml.launch.AllReduceAlgorithm;
 
@@ -19,8 +20,8 @@ import java.util.Objects;
  *                    in the driver for the stage
  * @param bindAddress the embedded switch's address: its controller and dataplane listen there, and the executors
  *                    reach it there (loopback serves executors on the driver's host only)
- * @param settings    further {@code switchml.*} worker settings (packet size, timeouts, ...); rank, workers, job and
- *                    controller are the stage's own
+ * @param settings    further worker settings (packet size, timeouts, ...), named with or without the {@code switchml.}
+ *                    prefix (kept under the prefixed name); rank, workers, job and controller are the stage's own
  * @param compression {@code topk} and {@code qsgd}: their settings ({@link Compression#toSpec()})
  * @param timeout     how long the whole stage may take (zero: no limit); past it the driver cancels the Spark job and fails
  */
@@ -33,15 +34,10 @@ public record BarrierOptions(String algorithm, String controller, String bindAdd
     public BarrierOptions {
         AllReduceAlgorithm.named(Objects.requireNonNull(algorithm, "algorithm"));
         Objects.requireNonNull(bindAddress, "bindAddress");
-        settings = Map.copyOf(settings);
+        settings = Map.copyOf(SwitchMLConfig.Key.properties(settings));
         Compression.parse(compression);
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("the stage timeout must be positive, or zero for none, not " + timeout);
-        }
-        for (String key : settings.keySet()) {
-            if (!key.startsWith("switchml.")) {
-                throw new IllegalArgumentException("worker settings are switchml.* properties; got '" + key + "'");
-            }
         }
     }
 

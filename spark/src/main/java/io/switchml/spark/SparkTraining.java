@@ -59,7 +59,7 @@ public final class SparkTraining {
         long start = System.nanoTime();
         List<RankTraining> ranks;
         try {
-            ranks = BarrierAllReduce.run(data, stage, new TrainingTask(plan.toArgs(), testSet));
+            ranks = BarrierAllReduce.run(data, stage, new TrainingTask(plan.toJson(), testSet));
         } finally {
             testSet.destroy();
         }
@@ -86,7 +86,7 @@ public final class SparkTraining {
     }
 
     /** One rank: its partition as a split (cut to the smallest partition's size), then a training worker's run. */
-    private record TrainingTask(List<String> planArgs, Broadcast<FashionMnist.Split> test)
+    private record TrainingTask(String planJson, Broadcast<FashionMnist.Split> test)
             implements RankFunction<Row, RankTraining> {
         private static final long serialVersionUID = 1L;
 
@@ -101,7 +101,7 @@ public final class SparkTraining {
                 throw new IllegalArgumentException("a partition holds no images (images per partition: "
                         + Arrays.toString(sizes) + "); give at least as many images as workers");
             }
-            TrainPlan plan = TrainPlan.parse(planArgs.toArray(String[]::new))
+            TrainPlan plan = TrainPlan.fromJson(planJson)
                     .withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(rank.rank()))
                     .withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(rank.workers()));
             WorkerConnection.PeerExchange connected = endpoint -> {

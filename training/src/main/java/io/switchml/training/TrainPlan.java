@@ -1,18 +1,16 @@
 package io.switchml.training;
 
 import io.switchml.collectives.Compression;
-import io.switchml.launch.WorkerArguments;
+import io.switchml.launch.PlanJson;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
- * What one training worker does. It travels to worker processes as {@code key=value} arguments
- * ({@link #toArgs()}, {@link #parse}); keys starting with {@code switchml.} are the worker's
- * all-reduce configuration (controller, job, rank, workers, ...).
+ * What one training worker does. It travels to worker processes as JSON ({@link #toJson()},
+ * {@link #fromArguments}); {@code config} holds the worker's all-reduce settings by property name
+ * (controller, job, rank, workers, ...).
  *
  * @param config       {@code switchml.*} settings: rank and workers always, controller and job for {@code switchml}
  * @param aggregation  how gradients are summed
@@ -79,28 +77,16 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         return optimizer.compression(compression, aggregation);
     }
 
-    public List<String> toArgs() {
-        List<String> args = new ArrayList<>();
-        config.forEach((k, v) -> args.add(k + "=" + v));
-        args.add("aggregation=" + aggregation.id());
-        args.add("epochs=" + epochs);
-        args.add("batch=" + batchSize);
-        args.add("lr=" + learningRate);
-        args.add("seed=" + seed);
-        args.add("data=" + data);
-        args.add("limit=" + trainLimit);
-        args.add("bucket=" + bucketBytes);
-        args.add("compression=" + compression.toSpec());
-        args.add("optimizer=" + optimizer.toSpec());
-        return args;
+    /** The plan as the one argument of a worker process ({@link PlanJson}). */
+    public String toJson() {
+        return PlanJson.write(this);
     }
 
-    public static TrainPlan parse(String[] args) {
-        WorkerArguments a = WorkerArguments.parse(args, "training worker");
-        return new TrainPlan(a.config(), Aggregation.named(a.required("aggregation")),
-                Integer.parseInt(a.required("epochs")), Integer.parseInt(a.required("batch")),
-                Float.parseFloat(a.required("lr")), Long.parseLong(a.required("seed")), Path.of(a.required("data")),
-                Integer.parseInt(a.required("limit")), Long.parseLong(a.required("bucket")),
-                Compression.parse(a.plan().get("compression")), TrainOptimizer.parse(a.required("optimizer")));
+    public static TrainPlan fromJson(String json) {
+        return PlanJson.read(json, TrainPlan.class, "training worker");
+    }
+
+    public static TrainPlan fromArguments(String[] args) {
+        return PlanJson.fromArguments(args, TrainPlan.class, "training worker");
     }
 }

@@ -162,7 +162,7 @@ public final class TrainRunner {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
-                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), mine.toArgs(), WORKER_JVM_OPTIONS, Map.of(),
+                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), List.of(mine.toJson()), WORKER_JVM_OPTIONS, Map.of(),
                         exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
             }
             if (exchangesEndpoints) {

@@ -44,7 +44,7 @@ public final class TrainWorker {
 
     public static void main(String[] args) {
         try {
-            new TrainWorker(TrainPlan.parse(args), WorkerConnection.PeerExchange.STANDARD_STREAMS).run(line -> {
+            new TrainWorker(TrainPlan.fromArguments(args), WorkerConnection.PeerExchange.STANDARD_STREAMS).run(line -> {
                 System.out.println(line);
                 System.out.flush();
             });

@@ -20,17 +20,17 @@ class TrainReportsTest {
     }
 
     @Test
-    void planSurvivesItsArguments() {
+    void planSurvivesItsJson() {
         TrainPlan plan = new TrainPlan(Map.of("switchml.rank", "1", "switchml.workers", "4"), Aggregation.PS, 2, 32, 0.002f,
                 9, Path.of("/data"), 1000, 4096);
-        assertThat(TrainPlan.parse(plan.toArgs().toArray(String[]::new))).isEqualTo(plan);
+        assertThat(TrainPlan.fromJson(plan.toJson())).isEqualTo(plan);
         TrainPlan topk = plan.withAggregation(Aggregation.TOPK);
         TrainPlan compressed = new TrainPlan(topk.config(), Aggregation.QSGD, 2, 32, 0.002f, 9, Path.of("/data"), 1000, 4096,
                 io.switchml.collectives.Compression.DEFAULTS.withLevels(127).withRatio(0.05));
-        assertThat(TrainPlan.parse(compressed.toArgs().toArray(String[]::new))).isEqualTo(compressed);
+        assertThat(TrainPlan.fromJson(compressed.toJson())).isEqualTo(compressed);
         assertThat(topk.optimizer()).isEqualTo(TrainOptimizer.ADAM); // withAggregation keeps the plan's optimizer
         TrainPlan dgc = topk.withAggregation(Aggregation.TOPK, TrainOptimizer.sgd(0.9f), 0.1f);
-        assertThat(TrainPlan.parse(dgc.toArgs().toArray(String[]::new))).isEqualTo(dgc);
+        assertThat(TrainPlan.fromJson(dgc.toJson())).isEqualTo(dgc);
         assertThat(dgc.effectiveCompression().momentum()).isEqualTo(0.9f);
         assertThat(dgc.withAggregation(Aggregation.RING).effectiveCompression().momentum()).isZero();
         assertThat(new TrainPlan(Map.of(), Aggregation.TOPK, 1, 32, 0.1f, 1, Path.of("/"), 0, 8).optimizer())
@@ -41,7 +41,8 @@ class TrainReportsTest {
         assertThat(topk.aggregation().exchangesEndpoints()).isTrue();
         assertThat(Aggregation.SWITCHML.exchangesEndpoints()).isFalse();
         assertThat(Aggregation.NONE.exchangesEndpoints()).isFalse();
-        assertThatThrownBy(() -> TrainPlan.parse(new String[]{"epochs"})).hasMessageContaining("not key=value");
+        assertThatThrownBy(() -> TrainPlan.fromArguments(new String[]{"epochs=1"})).hasMessageContaining("training worker: the plan is not a TrainPlan in JSON");
+        assertThatThrownBy(() -> TrainPlan.fromArguments(new String[0])).hasMessageContaining("takes one argument, its plan in JSON");
         assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.RING, 0, 32, 0.1f, 1, Path.of("/"), 0, 8))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Aggregation.named("allgather")).hasMessageContaining("known: switchml, ring, ps, topk, qsgd, none");

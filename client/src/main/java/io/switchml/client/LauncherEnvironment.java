@@ -1,0 +1,69 @@
+package io.switchml.client;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What the launchers users already run tell a rank through its environment, read as worker settings
+ * (docs/configuration.md, "The environment"): the rank and world size from torchrun and MPI-style
+ * launchers ({@code RANK}, {@code WORLD_SIZE}) or from srun ({@code SLURM_PROCID}, {@code SLURM_NTASKS}),
+ * and a job name that every rank of one launch derives alike. The job's rule is the Python package's
+ * ({@code switchml_torch.backend.job_name}), so that Java and Python ranks of one launch meet in one job:
+ * {@code torch-<TORCHELASTIC_RUN_ID>} unless that is {@code none}, else {@code torch-<MASTER_ADDR>:<MASTER_PORT>},
+ * with {@code -restart<N>} after an elastic restart (the dead attempt's job may still be winding down at
+ * the switch); else {@code slurm-<SLURM_JOB_ID>.<SLURM_STEP_ID>}.
+ *
+ * @param settings the settings found, by {@link SwitchMLConfig.Key}
+ * @param sources  for each, the variables it came from (for errors)
+ */
+record LauncherEnvironment(Map<SwitchMLConfig.Key, String> settings, Map<SwitchMLConfig.Key, String> sources) {
+    static LauncherEnvironment of(Map<String, String> env) {
+        Map<SwitchMLConfig.Key, String> settings = new LinkedHashMap<>();
+        Map<SwitchMLConfig.Key, String> sources = new LinkedHashMap<>();
+        first(env, SwitchMLConfig.Key.RANK, settings, sources, "RANK", "SLURM_PROCID");
+        first(env, SwitchMLConfig.Key.WORKERS, settings, sources, "WORLD_SIZE", "SLURM_NTASKS");
+        String runId = set(env, "TORCHELASTIC_RUN_ID");
+        String job = null;
+        String from = null;
+        if (runId != null && !runId.equals("none")) {
+            job = "torch-" + runId;
+            from = "TORCHELASTIC_RUN_ID";
+        } else if (set(env, "MASTER_ADDR") != null && set(env, "MASTER_PORT") != null) {
+            job = "torch-" + set(env, "MASTER_ADDR") + ":" + set(env, "MASTER_PORT");
+            from = "MASTER_ADDR and MASTER_PORT";
+        }
+        String restart = set(env, "TORCHELASTIC_RESTART_COUNT");
+        if (job != null && restart != null && !restart.equals("0")) {
+            job += "-restart" + restart;
+            from += " and TORCHELASTIC_RESTART_COUNT";
+        }
+        if (job == null && set(env, "SLURM_JOB_ID") != null) {
+            String step = set(env, "SLURM_STEP_ID");
+            job = "slurm-" + set(env, "SLURM_JOB_ID") + (step == null ? "" : "." + step);
+            from = step == null ? "SLURM_JOB_ID" : "SLURM_JOB_ID and SLURM_STEP_ID";
+        }
+        if (job != null) {
+            settings.put(SwitchMLConfig.Key.JOB, job);
+            sources.put(SwitchMLConfig.Key.JOB, from);
+        }
+        return new LauncherEnvironment(Map.copyOf(settings), Map.copyOf(sources));
+    }
+
+    private static void first(Map<String, String> env, SwitchMLConfig.Key key, Map<SwitchMLConfig.Key, String> settings,
+                              Map<SwitchMLConfig.Key, String> sources, String... variables) {
+        for (String variable : variables) {
+            String value = set(env, variable);
+            if (value != null) {
+                settings.put(key, value);
+                sources.put(key, variable);
+                return;
+            }
+        }
+    }
+
+    /** The variable's value, trimmed; null when unset or blank. */
+    private static String set(Map<String, String> env, String variable) {
+        String value = env.get(variable);
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+}

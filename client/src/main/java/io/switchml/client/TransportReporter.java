@@ -54,7 +54,9 @@ final class TransportReporter {
                 .setSmoothedRttNs(s.smoothedRttNanos()).setPacketsSent(s.packetsSent())
                 .setRetransmissions(s.retransmissions()).setWindowDelayDecreases(s.windowDelayDecreases())
                 .setWindowLossDecreases(s.windowLossDecreases())
-                .setRandomLosses(s.randomLosses()).setTransport(transport).build();
+                .setRandomLosses(s.randomLosses()).setTransport(transport).setPacketsReceived(s.packetsReceived())
+                .setBytesSent(s.bytesSent()).setBytesReceived(s.bytesReceived()).setAllReduces(s.operations())
+                .setFailovers(s.failovers()).build();
     }
 
     private void report() {

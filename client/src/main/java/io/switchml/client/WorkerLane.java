@@ -359,6 +359,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket msg) {
         statistics.packetsReceived.increment();
         ByteBuf content = msg.content();
+        statistics.bytesReceived.add(content.readableBytes());
         if (AggregationPacket.elementsIn(content.readableBytes(), k) < 0) {
             statistics.malformedResults.increment();
             return;

@@ -7,6 +7,7 @@ public final class WorkerStatistics {
     final LongAdder packetsSent = new LongAdder();
     final LongAdder bytesSent = new LongAdder();
     final LongAdder packetsReceived = new LongAdder();
+    final LongAdder bytesReceived = new LongAdder();
     final LongAdder retransmissions = new LongAdder();
     final LongAdder retransmissionTimeouts = new LongAdder();
     final LongAdder duplicateResults = new LongAdder();
@@ -49,7 +50,7 @@ public final class WorkerStatistics {
                 malformedResults.sum(), operations.sum(), operationTimeouts.sum(), smoothedRttNanos,
                 injectedDrops.sum(), injectedDuplicates.sum(), injectedDelays.sum(), failovers.sum(), blocksKept.sum(),
                 blocksRedone.sum(), blocksCopied.sum(), bytesSent.sum(), congestionWindow, baseRttNanos,
-                windowDelayDecreases.sum(), windowLossDecreases.sum(), randomLosses.sum());
+                windowDelayDecreases.sum(), windowLossDecreases.sum(), randomLosses.sum(), bytesReceived.sum());
     }
 
     /**
@@ -81,6 +82,7 @@ public final class WorkerStatistics {
      *                             the target, or most of a round trip lost)
      * @param randomLosses         with congestion control: losses without evidence of congestion, which left the
      *                             window alone
+     * @param bytesReceived        bytes of the results received (duplicates included)
      */
     public record Snapshot(long packetsSent, long packetsReceived, long retransmissions, long retransmissionTimeouts,
                            long duplicateResults,
@@ -88,6 +90,6 @@ public final class WorkerStatistics {
                            long injectedDrops, long injectedDuplicates, long injectedDelays, long failovers,
                            long blocksKept, long blocksRedone, long blocksCopied, long bytesSent,
                            double congestionWindow, long baseRttNanos, long windowDelayDecreases,
-                           long windowLossDecreases, long randomLosses) {
+                           long windowLossDecreases, long randomLosses, long bytesReceived) {
     }
 }

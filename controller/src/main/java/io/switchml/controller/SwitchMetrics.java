@@ -301,14 +301,27 @@ public final class SwitchMetrics implements AutoCloseable {
     }
 
     /**
-     * Each running job's ranks, as they last reported (every second): packets sent, retransmissions, random
-     * losses, congestion window and RTTs. Labelled by job number and rank (and job name with consent).
+     * Each running job's ranks, as they last reported (every second): packets and bytes sent and received,
+     * all-reduces, failovers, retransmissions, random losses, congestion window and RTTs. Labelled by job number and rank (and job name with consent).
      */
     private static void registerRankTransport(PrometheusRegistry registry, JobRegistry jobs, boolean jobNames) {
         String[] labels = jobNames ? new String[] {"job", "job_number", "rank"} : new String[] {"job_number", "rank"};
         rankCounter(registry, jobs, jobNames, labels, "rank_packets_sent",
                 "Packets a rank's worker threads sent, retransmissions included (its last report).",
                 WorkerTransport::getPacketsSent);
+        rankCounter(registry, jobs, jobNames, labels, "rank_packets_received",
+                "Results a rank's worker threads received, duplicates included (its last report).",
+                WorkerTransport::getPacketsReceived);
+        rankCounter(registry, jobs, jobNames, labels, "rank_sent_bytes",
+                "Bytes of the packets a rank sent, headers and retransmissions included (its last report).",
+                WorkerTransport::getBytesSent);
+        rankCounter(registry, jobs, jobNames, labels, "rank_received_bytes",
+                "Bytes of the results a rank received (its last report).", WorkerTransport::getBytesReceived);
+        rankCounter(registry, jobs, jobNames, labels, "rank_all_reduces",
+                "All-reduces a rank finished, successfully or not (its last report).", WorkerTransport::getAllReduces);
+        rankCounter(registry, jobs, jobNames, labels, "rank_failovers",
+                "Times a rank's job moved to another switch (reported to the switch it moved to).",
+                WorkerTransport::getFailovers);
         rankCounter(registry, jobs, jobNames, labels, "rank_retransmissions",
                 "Packets a rank sent again (its last report).", WorkerTransport::getRetransmissions);
         rankCounter(registry, jobs, jobNames, labels, "rank_random_losses",

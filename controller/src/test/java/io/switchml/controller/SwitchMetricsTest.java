@@ -24,6 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.switchml.controller.MetricsScrape.request;
+import static io.switchml.controller.MetricsScrape.scrape;
+import static io.switchml.controller.MetricsScrape.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -69,7 +72,9 @@ class SwitchMetricsTest extends ControllerTestSupport {
     void eachRanksTransportAndTheEndedJobsAreSeries() throws Exception {
         int number = formJob("reported", 2, 44_000);
         WorkerTransport report = WorkerTransport.newBuilder().setCongestionControl(true).setCongestionWindow(12.5)
-                .setSmoothedRttNs(2_000_000).setPacketsSent(400).setRetransmissions(3).setRandomLosses(2).build();
+                .setSmoothedRttNs(2_000_000).setPacketsSent(400).setRetransmissions(3).setRandomLosses(2)
+                .setPacketsReceived(390).setBytesSent(400 * 8_224L).setBytesReceived(390 * 8_224L).setAllReduces(7)
+                .setFailovers(1).build();
         for (int rank = 0; rank < 2; rank++) {
             stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(jobId(number)).setRank(rank)
                     .setTransport(report.toBuilder().setPacketsSent(400 + rank)).build());
@@ -78,6 +83,11 @@ class SwitchMetricsTest extends ControllerTestSupport {
             String text = scrape(metrics.port());
             assertThat(value(text, "switchml_rank_packets_sent_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(401);
             assertThat(value(text, "switchml_rank_retransmissions_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(3);
+            assertThat(value(text, "switchml_rank_packets_received_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(390);
+            assertThat(value(text, "switchml_rank_sent_bytes_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(400 * 8_224);
+            assertThat(value(text, "switchml_rank_received_bytes_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(390 * 8_224);
+            assertThat(value(text, "switchml_rank_all_reduces_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(7);
+            assertThat(value(text, "switchml_rank_failovers_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(1);
             assertThat(value(text, "switchml_rank_random_losses_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(2);
             assertThat(value(text, "switchml_rank_congestion_window{job_number=\"0\",rank=\"1\"}")).isEqualTo(12.5);
             assertThat(value(text, "switchml_rank_smoothed_rtt_seconds{job_number=\"0\",rank=\"0\"}")).isEqualTo(0.002);
@@ -254,30 +264,5 @@ class SwitchMetricsTest extends ControllerTestSupport {
         } catch (SocketException e) {
             return true;
         }
-    }
-
-    static String scrape(int port) throws Exception {
-        HttpResponse<String> response = request(port, "GET", "/metrics", null);
-        assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
-        return response.body();
-    }
-
-    /** One request; {@code authorization} null for none. */
-    private static HttpResponse<String> request(int port, String method, String path, String authorization) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + LOOPBACK + ":" + port + path))
-                .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10));
-        if (authorization != null) {
-            request.header("Authorization", authorization);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** The value of the sample line "{@code series} VALUE". */
-    static double value(String text, String series) {
-        return text.lines().filter(l -> l.startsWith(series + " ")).findFirst()
-                .map(l -> Double.parseDouble(l.substring(series.length() + 1).trim()))
-                .orElseThrow(() -> new AssertionError("no sample " + series + " in\n" + text));
     }
 }

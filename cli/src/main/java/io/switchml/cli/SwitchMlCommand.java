@@ -23,7 +23,14 @@ public final class SwitchMlCommand extends RootCommand {
     static CommandLine commandLine(Object root) {
         CommandLine cl = new CommandLine(root);
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName(" ") + ": " + e.getMessage());
+            String name = commandLine.getCommandSpec().qualifiedName(" ");
+            if (e.getMessage() == null) {
+                // No words for the user: a bug of ours, so the whole trace, for the report.
+                commandLine.getErr().println(name + ": internal error " + e);
+                e.printStackTrace(commandLine.getErr());
+            } else {
+                commandLine.getErr().println(name + ": " + e.getMessage());
+            }
             return 1;
         });
         // torchrun's rule: everything after the script is the script's, options included (--epochs 1).

@@ -14,7 +14,9 @@ import io.switchml.training.TrainWorker;
 import io.switchml.training.TrainingSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -36,8 +38,12 @@ import java.util.concurrent.Callable;
                 "A list of --aggregation (and, with --rack, of --rate) trains once with each: the side-by-side comparison.",
                 "Without --rank: an embedded switch (unless --controller) and --workers processes on this host.",
                 "With --rank R: this process is rank R of a job over several hosts; start one per host with the same"
-                        + " --workers, --controller and --job (switchml only)."})
+                        + " --workers, --controller and --job (switchml only), or let a launcher (srun, mpirun, torchrun)"
+                        + " start them with --from-environment. Rank 0 gathers every rank's reports and prints the"
+                        + " table (or JSON) a run on one host prints."})
 final class TrainCommand implements Callable<Integer> {
+    private static final String DEFAULT_JOB = "train";
+
     @Option(names = "--workers", defaultValue = "4", description = "Worker processes (default: ${DEFAULT-VALUE}).")
     int workers;
 
@@ -50,8 +56,18 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--rank", description = "Run only this rank here (multi-host training; needs --controller).")
     Integer rank;
 
-    @Option(names = "--job", defaultValue = "train", description = "With --rank: the job name all ranks join (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--job", description = "With --rank: the job name all ranks join (default: " + DEFAULT_JOB
+            + ", or the launcher's with --from-environment).")
     String job;
+
+    @Option(names = "--from-environment", description = "This process is one rank of a job over several hosts, with its"
+            + " rank, world size, job and switch from the environment as a launcher sets them (RANK, WORLD_SIZE or"
+            + " SLURM_PROCID, SLURM_NTASKS; a job name from TORCHELASTIC_RUN_ID, MASTER_ADDR:MASTER_PORT or"
+            + " SLURM_JOB_ID; SWITCHML_CONTROLLER, any SWITCHML_* setting); options given win. See docs/operating.md.")
+    boolean fromEnvironment;
+
+    @Spec
+    CommandSpec command;
 
     @Option(names = "--format", defaultValue = "table", description = "table, or json: one object at the end (default: ${DEFAULT-VALUE}).")
     String format;
@@ -110,11 +126,11 @@ final class TrainCommand implements Callable<Integer> {
         if (sparkMaster != null) {
             return runOnSpark(plans, json);
         }
-        if (rank != null) {
+        if (rank != null || fromEnvironment) {
             if (plans.size() > 1) {
                 throw new IllegalArgumentException("--rank runs one rank of one job: give one --aggregation");
             }
-            return runOneRank(plans.get(0));
+            return runOneRank(plans.get(0), json);
         }
         List<Rack.Spec> racks = new ArrayList<>();
         if (rack) {
@@ -222,7 +238,7 @@ final class TrainCommand implements Callable<Integer> {
 
     /** {@code --spark-master}: every aggregation listed as one barrier stage each, the same table and JSON. */
     private int runOnSpark(List<TrainPlan> plans, boolean json) {
-        if (rank != null || rack || rates != null || plot != null) {
+        if (rank != null || fromEnvironment || rack || rates != null || plot != null) {
             throw new IllegalArgumentException("--spark-master runs every rank as a Spark task on the cluster: drop --rank,"
                     + " --rack, --rate and --plot");
         }
@@ -255,20 +271,58 @@ final class TrainCommand implements Callable<Integer> {
         return identical ? 0 : 2;
     }
 
-    private int runOneRank(TrainPlan plan) throws Exception {
+    /**
+     * One rank of a job over several hosts: its settings from the options and, with --from-environment, from what a
+     * launcher put in the environment (the one parser, SwitchMLConfig); every rank's reports gathered to rank 0,
+     * which prints what a run on one host prints.
+     */
+    private int runOneRank(TrainPlan plan, boolean json) throws Exception {
         if (plan.aggregation() != Aggregation.SWITCHML) {
-            throw new IllegalArgumentException("--rank (multi-host training) works with --aggregation switchml; ring and ps"
-                    + " run on one host (leave out --rank)");
+            throw new IllegalArgumentException("one rank of a job over several hosts works with --aggregation switchml;"
+                    + " ring and ps run on one host (leave out --rank and --from-environment)");
         }
-        if (controller == null) {
-            throw new IllegalArgumentException("--rank needs --controller HOST:PORT of the switch every rank joins");
+        SwitchMLConfig.Builder settings = SwitchMLConfig.builder();
+        plan.config().forEach((k, v) -> settings.set(SwitchMLConfig.Key.named(k), v));
+        settings.job(DEFAULT_JOB);
+        if (fromEnvironment) {
+            settings.environment(System.getenv());
         }
-        TrainPlan mine = plan.withConfig(SwitchMLConfig.Key.RANK.property(), String.valueOf(rank))
-                .withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(workers))
-                .withConfig(SwitchMLConfig.Key.CONTROLLER.property(), controller)
-                .withConfig(SwitchMLConfig.Key.JOB.property(), job);
+        if (rank != null) {
+            settings.rank(rank);
+        }
+        if (!fromEnvironment || command.commandLine().getParseResult().hasMatchedOption("--workers")) {
+            settings.workers(workers);
+        }
+        if (controller != null) {
+            settings.controller(controller);
+        } else if (!fromEnvironment) {
+            throw new IllegalArgumentException("--rank needs --controller HOST:PORT of the switch every rank joins (or"
+                    + " --from-environment with SWITCHML_CONTROLLER)");
+        }
+        if (job != null) {
+            settings.job(job);
+        }
+        SwitchMLConfig config = settings.build();
+        TrainPlan mine = plan;
+        for (Map.Entry<String, String> e : config.toMap().entrySet()) {
+            mine = mine.withConfig(e.getKey(), e.getValue());
+        }
         TrainRunner.quietOfflineEngine();
-        new TrainWorker(mine, WorkerConnection.PeerExchange.STANDARD_STREAMS).run(System.out::println);
-        return 0;
+        PrintStream progress = json ? System.err : System.out;
+        progress.println("rank " + config.rank() + " of " + config.workers() + " in job '" + config.job() + "' at "
+                + config.controller());
+        TrainingSummary summary = new TrainWorker(mine, WorkerConnection.PeerExchange.STANDARD_STREAMS)
+                .runGathered(line -> { }, target);
+        if (summary == null) {
+            progress.println("rank " + config.rank() + " done; rank 0 reports the run");
+            return 0;
+        }
+        summary.epochs().forEach(e -> printEpoch(progress, e));
+        printOutcome(progress, summary, ", ranks on several hosts", target);
+        if (json) {
+            System.out.println(summary.toJson());
+            System.out.flush();
+        }
+        return summary.parametersIdentical() ? 0 : 2;
     }
 }

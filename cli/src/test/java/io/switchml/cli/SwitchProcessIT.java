@@ -4,17 +4,14 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.switchml.controller.MetricsScrape.scrape;
+import static io.switchml.controller.MetricsScrape.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -59,28 +56,13 @@ class SwitchProcessIT {
             assertThat(received).isPositive();
             assertThat(metricsPort).as("metrics line printed before the ready line").isPositive();
             String metrics = scrape(metricsPort);
-            assertThat(sample(metrics, "switchml_packets_received_total")).isEqualTo(received);
-            assertThat(sample(metrics, "switchml_results_sent_total")).isEqualTo(counters.get("results_sent").getAsLong());
-            assertThat(sample(metrics, "switchml_drops_total{reason=\"unknown_source\"}")).isZero();
-            assertThat(sample(metrics, "switchml_jobs_installed")).isZero();
+            assertThat(value(metrics, "switchml_packets_received_total")).isEqualTo(received);
+            assertThat(value(metrics, "switchml_results_sent_total")).isEqualTo(counters.get("results_sent").getAsLong());
+            assertThat(value(metrics, "switchml_drops_total{reason=\"unknown_source\"}")).isZero();
+            assertThat(value(metrics, "switchml_jobs_installed")).isZero();
         } finally {
             sw.destroy();
             assertThat(sw.waitFor(20, TimeUnit.SECONDS)).as("switch stops on SIGTERM").isTrue();
         }
-    }
-
-    /** The value of the sample line "{@code series} VALUE" of a Prometheus text exposition. */
-    private static double sample(String metrics, String series) {
-        return metrics.lines().filter(l -> l.startsWith(series + " ")).findFirst()
-                .map(l -> Double.parseDouble(l.substring(series.length() + 1).trim()))
-                .orElseThrow(() -> new AssertionError("no sample " + series + " in\n" + metrics));
-    }
-
-    private static String scrape(int port) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(20)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
-        return response.body();
     }
 }

@@ -21,6 +21,9 @@ import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
 import java.util.function.Consumer;
 
 /**
@@ -36,10 +39,15 @@ public final class TrainWorker {
 
     private final TrainPlan plan;
     private final WorkerConnection.PeerExchange peers;
+    /** The plan's worker settings, through their one parser (training reads rank and workers). */
+    private final SwitchMLConfig settings;
 
     public TrainWorker(TrainPlan plan, WorkerConnection.PeerExchange peers) {
         this.plan = plan;
         this.peers = peers;
+        Properties props = new Properties();
+        props.putAll(plan.config());
+        this.settings = SwitchMLConfig.builder().properties(props).build();
     }
 
     public static void main(String[] args) {
@@ -57,11 +65,59 @@ public final class TrainWorker {
 
     /** Trains on this rank's shard of the IDX files in the plan's data directory; {@code reports} receives the report lines. */
     public void run(Consumer<String> reports) throws IOException, TranslateException {
-        int rank = setting(SwitchMLConfig.Key.RANK);
-        int workers = setting(SwitchMLConfig.Key.WORKERS);
+        train(shard(), testSet(), reports);
+    }
+
+    /**
+     * Trains as one rank of a job whose ranks run on several hosts, then gathers every rank's reports through
+     * the job's all-reduce ({@link ReportGather}), so that rank 0 can tell what a run on one host tells.
+     *
+     * @param reports   receives this rank's report lines as they come
+     * @param target    the test accuracy whose time the summary reports
+     * @return at rank 0, the run's summary from every rank's reports; null at the other ranks
+     */
+    public TrainingSummary runGathered(Consumer<String> reports, double target) throws IOException, TranslateException {
+        long start = System.nanoTime();
+        int rank = settings.rank();
+        int workers = settings.workers();
+        StringBuilder mine = new StringBuilder();
+        try (WorkerConnection connection = WorkerConnection.open(plan.aggregation().algorithm(), plan.config(),
+                plan.effectiveCompression(), peers)) {
+            train(connection.allReduce(), shard(), testSet(), line -> {
+                mine.append(line).append('\n');
+                reports.accept(line);
+            });
+            List<String> everyone = ReportGather.allGather(connection.allReduce(), rank, workers, mine.toString());
+            if (rank != 0) {
+                return null;
+            }
+            List<EpochReport> epochs = new ArrayList<>();
+            List<FinalReport> finals = new ArrayList<>();
+            everyone.forEach(text -> text.lines().forEach(line -> {
+                EpochReport epoch = EpochReport.parse(line);
+                if (epoch != null) {
+                    epochs.add(epoch);
+                }
+                FinalReport last = FinalReport.parse(line);
+                if (last != null) {
+                    finals.add(last);
+                }
+            }));
+            return TrainingSummary.of(plan.aggregation().id(), workers, plan.epochs(), plan.batchSize(), epochs, finals,
+                    (System.nanoTime() - start) / 1e9, null, target);
+        }
+    }
+
+    /** This rank's shard of the training images (every rank holds as many). */
+    private FashionMnist.Split shard() throws IOException {
         FashionMnist.Split all = FashionMnist.train(plan.data());
-        FashionMnist.Split shard = (plan.trainLimit() > 0 ? all.first(plan.trainLimit()) : all).shard(rank, workers, plan.seed());
-        train(shard, rank == 0 ? FashionMnist.test(plan.data()) : null, reports);
+        return (plan.trainLimit() > 0 ? all.first(plan.trainLimit()) : all).shard(settings.rank(), settings.workers(),
+                plan.seed());
+    }
+
+    /** The test images at rank 0, which measures test accuracy; null elsewhere. */
+    private FashionMnist.Split testSet() throws IOException {
+        return settings.rank() == 0 ? FashionMnist.test(plan.data()) : null;
     }
 
     /**
@@ -85,8 +141,8 @@ public final class TrainWorker {
      */
     public TrainedParameters train(AllReduce allReduce, FashionMnist.Split shard, FashionMnist.Split test,
                                    Consumer<String> reports) throws IOException, TranslateException {
-        int rank = setting(SwitchMLConfig.Key.RANK);
-        int workers = setting(SwitchMLConfig.Key.WORKERS);
+        int rank = settings.rank();
+        int workers = settings.workers();
         if (plan.aggregation() == Aggregation.NONE && workers != 1) {
             throw new IllegalArgumentException("aggregation none trains one process alone; got " + workers + " workers");
         }
@@ -162,13 +218,5 @@ public final class TrainWorker {
             }
         }
         return (double) correct / labels.length;
-    }
-
-    private int setting(SwitchMLConfig.Key key) {
-        String value = plan.config().get(key.property());
-        if (value == null) {
-            throw new IllegalArgumentException(key.property() + " is required");
-        }
-        return Integer.parseInt(value.trim());
     }
 }

@@ -2,17 +2,25 @@
 # The distribution test (run by `mvn verify` in this module): both tarballs unpacked into a temporary
 # directory outside the source tree, run with a PATH that holds no Maven and a HOME without ~/.m2. The
 # switch server's lean distribution runs the switch; the full distribution's `switchml worker` runs
-# three ranks of one job through it, each checking its results exactly (exit 2 otherwise).
+# three ranks of one job through it, each checking its results exactly (exit 2 otherwise); as root, again
+# across network namespaces as hosts (a switch host, three worker hosts), by flags and by the environment alone.
 set -euo pipefail
 target="$1"
 version="$2"
 work="$(mktemp -d)"
 switch_pid=""
+# Network namespaces as hosts (created only as root): a fabric with a bridge, a switch host, three worker hosts.
+ns_prefix="swdt$$"
+namespaces=()
 cleanup() {
   if [ -n "$switch_pid" ]; then
     kill "$switch_pid" 2>/dev/null || true
     wait "$switch_pid" 2>/dev/null || true
   fi
+  for ns in "${namespaces[@]}"; do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns del "$ns" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -46,6 +54,26 @@ if run bash -c 'command -v mvn' >/dev/null; then
   exit 1
 fi
 
+# Waits for the switch's ready line in $work/switch.log (30 s).
+await_switch() {
+  for _ in $(seq 1 300); do
+    grep -q "switchml switch ready" "$work/switch.log" && return 0
+    kill -0 "$switch_pid" 2>/dev/null || { cat "$work/switch.log" >&2; echo "distribution-test: the switch exited" >&2; exit 1; }
+    sleep 0.1
+  done
+  cat "$work/switch.log" >&2
+  echo "distribution-test: no ready line in 30 s" >&2
+  exit 1
+}
+
+stop_switch() {
+  if kill -0 "$switch_pid" 2>/dev/null; then
+    kill "$switch_pid"
+    wait "$switch_pid" 2>/dev/null || true
+  fi
+  switch_pid=""
+}
+
 port=$(( 20000 + RANDOM % 20000 ))
 # Not through run(): a function's subshell would be the background pid, and killing it would leave the
 # switch running. env execs the launcher, which execs java, so $! is the switch's JVM itself.
@@ -53,12 +81,7 @@ env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" \
   "$lean/bin/switchml" switch --bind 127.0.0.1 --controller-bind 127.0.0.1 --port 0 --controller-port "$port" \
   > "$work/switch.log" 2>&1 &
 switch_pid=$!
-for _ in $(seq 1 300); do
-  grep -q "switchml switch ready" "$work/switch.log" && break
-  kill -0 "$switch_pid" 2>/dev/null || { cat "$work/switch.log" >&2; echo "distribution-test: the switch exited" >&2; exit 1; }
-  sleep 0.1
-done
-grep -q "switchml switch ready" "$work/switch.log" || { cat "$work/switch.log" >&2; echo "distribution-test: no ready line in 30 s" >&2; exit 1; }
+await_switch
 
 # Waits for the three ranks whose pids are given; prints a failed rank's log.
 await_ranks() {
@@ -84,21 +107,78 @@ done
 await_ranks "${pids[@]}"
 echo "distribution-test: 3 ranks from switchml-$version.tar.gz through switchml-switch-$version.tar.gz, verified"
 
-# The same job again with rank, world size, job and switch only in the environment, as a launcher sets them.
-pids=()
-for rank in 0 1 2; do
-  env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" RANK="$rank" WORLD_SIZE=3 \
-    SWITCHML_JOB=dist-env SWITCHML_CONTROLLER="127.0.0.1:$port" \
-    "$full/bin/switchml" worker --size 256KiB --iters 2 --warmup 1 --verify > "$work/rank$rank.log" 2>&1 &
-  pids+=($!)
-done
-await_ranks "${pids[@]}"
-echo "distribution-test: 3 ranks given RANK, WORLD_SIZE, SWITCHML_JOB and SWITCHML_CONTROLLER only, verified"
-if kill -0 "$switch_pid" 2>/dev/null; then
-  kill "$switch_pid"
-  wait "$switch_pid" 2>/dev/null || true
+can_namespace() {
+  [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null
+}
+
+# Without root, the same job again here with rank, world size, job and switch only in the environment, as a
+# launcher sets them (as root, the namespace hosts below do that across hosts).
+if ! can_namespace; then
+  pids=()
+  for rank in 0 1 2; do
+    env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" RANK="$rank" WORLD_SIZE=3 \
+      SWITCHML_JOB=dist-env SWITCHML_CONTROLLER="127.0.0.1:$port" \
+      "$full/bin/switchml" worker --size 256KiB --iters 2 --warmup 1 --verify > "$work/rank$rank.log" 2>&1 &
+    pids+=($!)
+  done
+  await_ranks "${pids[@]}"
+  echo "distribution-test: 3 ranks given RANK, WORLD_SIZE, SWITCHML_JOB and SWITCHML_CONTROLLER only, verified"
 fi
-switch_pid=""
+stop_switch
+
+# Across hosts: the switch in one network namespace, each rank in its own, on a bridge (root only; CI runs
+# as root). The workers are not on the switch's host, so they reach it over UDP, as on real hosts.
+if ! can_namespace; then
+  echo "distribution-test: skipped the run across network namespaces (needs root and iproute2)"
+else
+  fabric="$ns_prefix-fab"
+  ip netns add "$fabric"
+  namespaces+=("$fabric")
+  ip -n "$fabric" link add br0 type bridge
+  ip -n "$fabric" link set br0 up
+  hosts=(sw w0 w1 w2)
+  for i in 0 1 2 3; do
+    host="$ns_prefix-${hosts[$i]}"
+    ip netns add "$host"
+    namespaces+=("$host")
+    ip link add "dt$$h$i" type veth peer name eth0 netns "$host"
+    ip link set "dt$$h$i" netns "$fabric"
+    ip -n "$fabric" link set "dt$$h$i" master br0 up
+    ip -n "$host" addr add "10.77.0.$((i + 1))/24" dev eth0
+    ip -n "$host" link set eth0 up
+    ip -n "$host" link set lo up
+  done
+  on() {
+    local host="$1"
+    shift
+    ip netns exec "$ns_prefix-$host" env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" "$@"
+  }
+  # Not through on(): $! must be the switch's JVM (ip netns exec, env and the launcher exec it), as above.
+  ip netns exec "$ns_prefix-sw" env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" \
+    "$lean/bin/switchml" switch --bind 10.77.0.1 --controller-bind 10.77.0.1 > "$work/switch.log" 2>&1 &
+  switch_pid=$!
+  await_switch
+  pids=()
+  for rank in 0 1 2; do
+    on "w$rank" "$full/bin/switchml" worker --controller 10.77.0.1:50099 --job dist-hosts --workers 3 --rank "$rank" \
+      --size 256KiB --iters 2 --warmup 1 --verify > "$work/rank$rank.log" 2>&1 &
+    pids+=($!)
+  done
+  await_ranks "${pids[@]}"
+  echo "distribution-test: 3 ranks on 3 namespace hosts through the switch on a fourth, verified"
+  pids=()
+  for rank in 0 1 2; do
+    on "w$rank" RANK="$rank" WORLD_SIZE=3 MASTER_ADDR=10.77.0.2 MASTER_PORT=29500 SWITCHML_CONTROLLER=10.77.0.1:50099 \
+      "$full/bin/switchml" worker --size 256KiB --iters 2 --warmup 1 --verify > "$work/rank$rank.log" 2>&1 &
+    pids+=($!)
+  done
+  await_ranks "${pids[@]}"
+  grep -q "job 'torch-10.77.0.2:29500'" "$work/switch.log" || { cat "$work/switch.log" >&2;
+    echo "distribution-test: the ranks did not name their job from MASTER_ADDR:MASTER_PORT" >&2; exit 1; }
+  echo "distribution-test: 3 namespace hosts given RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and SWITCHML_CONTROLLER only, verified"
+  stop_switch
+fi
+
 if pgrep -f "$lean/lib" >/dev/null; then
   echo "distribution-test: a process of the unpacked switch is still running" >&2
   exit 1

@@ -51,7 +51,7 @@ final class FaultInjector extends ChannelDuplexHandler {
         this(faults, new SplittableRandom(seed(faults.seed(), rank, lane)), statistics);
     }
 
-    /** With a given generator, for tests. */
+    /** With the generator its decisions draw from (the other constructor seeds one per worker thread). */
     FaultInjector(FaultInjection faults, RandomGenerator random, WorkerStatistics statistics) {
         this.dropRate = faults.dropRate();
         this.duplicateRate = faults.duplicateRate();
@@ -145,7 +145,7 @@ final class FaultInjector extends ChannelDuplexHandler {
         releaseHeld();
     }
 
-    /** Datagrams held back now; for tests. */
+    /** Datagrams held back now: delayed and not yet due. */
     int heldCount() {
         return held.size();
     }

@@ -96,7 +96,7 @@ public final class SwitchMLConfig {
         JOIN_TIMEOUT_MS("joinTimeoutMs", "60000", "how long to wait for all workers to join, and for barriers"),
         SOCKET_BUFFER_BYTES("socketBufferBytes", String.valueOf(4 << 20), "SO_RCVBUF and SO_SNDBUF of each UDP socket"),
         FAULT_DROP_RATE("faultDropRate", "0",
-                "fault injection, for tests: probability that the worker drops each datagram it sends or receives, 0..1"),
+                "fault injection (loss tests, the bench's --fault-drop): probability that the worker drops each datagram it sends or receives, 0..1"),
         FAULT_DUPLICATE_RATE("faultDuplicateRate", "0",
                 "fault injection: probability that a datagram sent or received (and not dropped) is duplicated, 0..1"),
         FAULT_DELAY_RATE("faultDelayRate", "1",

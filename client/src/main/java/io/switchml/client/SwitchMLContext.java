@@ -370,16 +370,19 @@ public final class SwitchMLContext implements SwitchMLConnection {
     }
 
     /**
-     * For tests: this worker dies as a killed process would, without leaving the job. Its connection
-     * to the controller is cut (which ends its watch) and its sockets close.
+     * Drops out of the job as a killed process does, for a supervisor that knows this rank's work is lost
+     * (its data source or its process is going away) and wants the other ranks told now rather than
+     * when their operations time out: no Leave; the connection to the controller is cut, so the
+     * controller reports this rank as died and aborts the job for the others; sockets close. {@link #close()}
+     * is the orderly way out, and after this it does nothing.
      */
-    void crashForTest() {
+    public void abandon() {
         SwitchSession s;
         synchronized (this) {
             closed = true;
             s = session;
         }
-        s.crashForTest();
+        s.abandon();
     }
 
     /** Leaves the job and releases sockets and threads. Pending operations fail. */

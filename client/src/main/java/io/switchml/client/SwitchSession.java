@@ -471,16 +471,13 @@ final class SwitchSession implements AllReduce {
         return sockets;
     }
 
-    /**
-     * For tests: this worker dies as a killed process would, without leaving the job. Its connection
-     * to the controller is cut (which ends its watch) and its sockets close.
-     */
-    void crashForTest() {
+    /** Drops out of the job without leaving it, as a killed process does ({@link SwitchMLContext#abandon()}). */
+    void abandon() {
         closed = true;
         control.close();
-        IllegalStateException crashed = new IllegalStateException("this worker crashed (test)");
+        IllegalStateException abandoned = new IllegalStateException("this worker abandoned the job (SwitchMLContext.abandon)");
         for (WorkerLane lane : lanes) {
-            lane.abortAll(crashed);
+            lane.abortAll(abandoned);
         }
         sockets.close();
         completions.shutdown();

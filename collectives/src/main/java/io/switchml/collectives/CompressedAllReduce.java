@@ -119,9 +119,4 @@ public final class CompressedAllReduce extends RingAllReduce {
         }
         return message.clear();
     }
-
-    /** Tensors with state (for tests). */
-    int tensorsWithState() {
-        return states.size();
-    }
 }

@@ -61,12 +61,6 @@ final class TensorStates {
         return s;
     }
 
-    /** Tensors with state (for tests). */
-    int size() {
-        expunge();
-        return states.size();
-    }
-
     private void expunge() {
         for (Reference<?> r; (r = collected.poll()) != null; ) {
             states.remove(r);

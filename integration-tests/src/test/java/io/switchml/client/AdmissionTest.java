@@ -93,7 +93,7 @@ class AdmissionTest {
             AggregationSwitch dataplane = service.dataplane();
             try (LocalCluster victim = LocalCluster.onSwitch(service, "victim", 2, window(1, 128))) {
                 assertThat(dataplane.slotPool().freeSlots()).isZero();
-                victim.contexts.get(1).crashForTest();
+                victim.contexts.get(1).abandon();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (dataplane.slotPool().usedSlots() > 0 && System.nanoTime() < deadline) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));

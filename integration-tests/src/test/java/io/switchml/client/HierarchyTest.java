@@ -200,7 +200,7 @@ class HierarchyTest {
         try (LocalCluster cluster = LocalCluster.hierarchy(2, 4, 1, b -> b.operationTimeout(LONG_OPERATION_TIMEOUT))) {
             List<CompletableFuture<Void>> ops = List.of(0, 1, 2).stream()
                     .map(r -> cluster.contexts.get(r).allReduceAsync(new float[100_000], ReduceOp.SUM)).toList();
-            cluster.contexts.get(3).crashForTest();
+            cluster.contexts.get(3).abandon();
             // Rank 2 shares rank 3's leaf, which saw it die; ranks 0 and 1 hear it from the spine.
             assertThat(failure(ops.get(2), WorkerFailedException.class).failedRanks()).containsExactly(3);
             for (int r : new int[] {0, 1}) {

@@ -39,7 +39,7 @@ class LivenessTest {
             assertThat(op0).isNotDone();
             assertThat(cluster.service.dataplane().job(number)).isPresent();
 
-            cluster.contexts.get(2).crashForTest();
+            cluster.contexts.get(2).abandon();
 
             for (CompletableFuture<Void> op : List.of(op0, queued0, op1)) {
                 WorkerFailedException e = failure(op, WorkerFailedException.class);
@@ -66,7 +66,7 @@ class LivenessTest {
             List<CompletableFuture<Void>> barriers = List.of(0, 1).stream()
                     .map(r -> CompletableFuture.runAsync(cluster.contexts.get(r)::barrier)).toList();
             sleep(300);
-            cluster.contexts.get(2).crashForTest();
+            cluster.contexts.get(2).abandon();
             for (CompletableFuture<Void> b : barriers) {
                 assertThat(failure(b, WorkerFailedException.class).failedRanks()).containsExactly(2);
             }

@@ -115,7 +115,7 @@ class SharedMemoryTransportTest {
         try (LocalCluster cluster = new LocalCluster(3, 1, b -> b.transport(IPC).joinTimeout(Duration.ofSeconds(60)))) {
             CompletableFuture<Void> op0 = cluster.contexts.get(0).allReduceAsync(new float[100_000], ReduceOp.SUM);
             CompletableFuture<Void> op1 = cluster.contexts.get(1).allReduceAsync(new float[100_000], ReduceOp.SUM);
-            cluster.contexts.get(2).crashForTest();
+            cluster.contexts.get(2).abandon();
             for (CompletableFuture<Void> op : java.util.List.of(op0, op1)) {
                 assertThatThrownBy(() -> op.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                         .cause().isInstanceOf(WorkerFailedException.class).hasMessageContaining("rank 2 died");

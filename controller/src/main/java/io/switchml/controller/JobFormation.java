@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * caps on waiting joins, the job's parameters, its endpoints) and parked until every rank has come;
  * the last one installs the job in the switch, with the slots admission control grants, and all
  * are answered together. A rank whose wait runs out is told which ranks are missing. Works on the
- * {@link JobRegistry}'s tables, with its lock held; the expiry timers take the same lock.
+ * {@link JobRegistry}'s tables, on its agent; the expiry timers run there too.
  */
 final class JobFormation {
     private static final Logger LOG = LoggerFactory.getLogger(JobFormation.class);
@@ -41,7 +41,7 @@ final class JobFormation {
         void missed(Job job, int rank, int graceMs);
     }
 
-    private final Object lock;
+    private final ControllerAgent agent;
     private final AggregationSwitch dataplane;
     private final ScheduledExecutorService timer;
     private final ControllerSecurity security;
@@ -52,10 +52,10 @@ final class JobFormation {
     /** A leaf's link to its spine (docs/ARCHITECTURE.md section 9); null for a switch that is no leaf. */
     private final SpineLink spine;
 
-    JobFormation(Object lock, AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security,
+    JobFormation(ControllerAgent agent, AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security,
                  Map<String, Job> byName, Job[] byNumber, Map<String, byte[]> issuedSecrets, WatchDeadline watchDeadline,
                  SpineLink spine) {
-        this.lock = lock;
+        this.agent = agent;
         this.dataplane = dataplane;
         this.timer = timer;
         this.security = security;
@@ -282,12 +282,10 @@ final class JobFormation {
 
     /** A joining rank's caller went away (its process died) while it waited: it no longer counts. */
     private void withdrawJoin(Job job, int rank, Rendezvous.Waiter<WorkerEndpoint> waiter) {
-        synchronized (lock) {
-            withdrawJoinLocked(job, rank, waiter);
-        }
+        agent.callback(() -> withdrawJoinOnAgent(job, rank, waiter));
     }
 
-    private void withdrawJoinLocked(Job job, int rank, Rendezvous.Waiter<WorkerEndpoint> waiter) {
+    private void withdrawJoinOnAgent(Job job, int rank, Rendezvous.Waiter<WorkerEndpoint> waiter) {
         if (job.installed() || !job.joining.withdraw(rank, waiter)) {
             return;
         }
@@ -314,12 +312,10 @@ final class JobFormation {
     }
 
     private void expireJoin(Job job, int rank) {
-        synchronized (lock) {
-            expireJoinLocked(job, rank);
-        }
+        agent.callback(() -> expireJoinOnAgent(job, rank));
     }
 
-    private void expireJoinLocked(Job job, int rank) {
+    private void expireJoinOnAgent(Job job, int rank) {
         job.joining.expire(rank, missing -> new ControlException(Status.DEADLINE_EXCEEDED, "job '" + job.name
                 + "': rank " + rank + " waited for the other ranks to join, but " + (job.joiningSpine
                 ? "the spine has not formed the job (this leaf's ranks are all here, other leaves' are not); see the other"

@@ -17,13 +17,13 @@ import java.util.concurrent.ScheduledFuture;
  * promised watch that is not opened in time, means the rank died: the job is aborted, i.e. removed
  * from the switch (its slots freed, its name free for a new run), waiting barriers and broadcasts
  * fail, and the other ranks' watches are told which rank died. The aborted job keeps its number until
- * none of its ranks holds a watch. Works on the {@link JobRegistry}'s tables with its lock held; the
- * callbacks of ending streams and of timers take the same lock.
+ * none of its ranks holds a watch. Works on the {@link JobRegistry}'s tables on its agent; the
+ * callbacks of ending streams and of timers run there too.
  */
 final class JobLiveness implements SpineLink.Events {
     private static final Logger LOG = LoggerFactory.getLogger(JobLiveness.class);
 
-    private final Object lock;
+    private final ControllerAgent agent;
     private final AggregationSwitch dataplane;
     private final Map<String, Job> byName;
     private final Job[] byNumber;
@@ -31,8 +31,8 @@ final class JobLiveness implements SpineLink.Events {
     /** Set when the service shuts down: the watches it cancels then are not deaths. */
     private boolean closing;
 
-    JobLiveness(Object lock, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber, JobEndings endings) {
-        this.lock = lock;
+    JobLiveness(ControllerAgent agent, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber, JobEndings endings) {
+        this.agent = agent;
         this.dataplane = dataplane;
         this.byName = byName;
         this.byNumber = byNumber;
@@ -90,12 +90,10 @@ final class JobLiveness implements SpineLink.Events {
 
     /** Rank's watch ended from the client's side: unless the rank left first, it died. */
     private void watchEnded(Job job, int rank, JobRegistry.Watcher watcher) {
-        synchronized (lock) {
-            watchEndedLocked(job, rank, watcher);
-        }
+        agent.callback(() -> watchEndedOnAgent(job, rank, watcher));
     }
 
-    private void watchEndedLocked(Job job, int rank, JobRegistry.Watcher watcher) {
+    private void watchEndedOnAgent(Job job, int rank, JobRegistry.Watcher watcher) {
         if (closing || job.watches.get(rank) != watcher) {
             return; // ended by the server (leave), or already replaced
         }
@@ -109,12 +107,10 @@ final class JobLiveness implements SpineLink.Events {
 
     /** A rank promised a watch and has not opened it in time. */
     void watchMissing(Job job, int rank, int graceMs) {
-        synchronized (lock) {
-            watchMissingLocked(job, rank, graceMs);
-        }
+        agent.callback(() -> watchMissingOnAgent(job, rank, graceMs));
     }
 
-    private void watchMissingLocked(Job job, int rank, int graceMs) {
+    private void watchMissingOnAgent(Job job, int rank, int graceMs) {
         job.watchDeadlines.remove(rank);
         if (job.aborted() || byNumber[job.number] != job || job.watches.containsKey(rank) || job.left.contains(rank)) {
             return;
@@ -125,7 +121,7 @@ final class JobLiveness implements SpineLink.Events {
 
     /**
      * Ends a running job whose ranks all went silent (see {@code JobRegistry.reclaimIdle}): off the switch,
-     * waiting calls failed, and any watch still open told why. Called with the registry's lock held.
+     * waiting calls failed, and any watch still open told why. Called on the agent.
      */
     void reclaim(Job job, String reason) {
         if (!running(job)) {
@@ -180,23 +176,23 @@ final class JobLiveness implements SpineLink.Events {
     /** A leaf's job: the spine aborted its job because other leaves dropped out; the ranks they serve are gone. */
     @Override
     public void spineAborted(Job job, List<Integer> failedRanks, String reason) {
-        synchronized (lock) {
+        agent.callback(() -> {
             if (running(job)) {
                 abort(job, failedRanks, reason);
             }
-        }
+        });
     }
 
     /** A leaf's job: a worker at another leaf left; the local ranks hear it as they would from one switch. */
     @Override
     public void leftAtAnotherLeaf(Job job, int rank, long operations) {
-        synchronized (lock) {
+        agent.callback(() -> {
             if (!running(job)) {
                 return;
             }
             JobEvent event = rankLeftEvent(job, rank, operations);
             job.watches.values().forEach(w -> w.event(event));
-        }
+        });
     }
 
     /** The event that tells a rank's watch that {@code rank} left after {@code operations} all-reduces. */
@@ -211,7 +207,7 @@ final class JobLiveness implements SpineLink.Events {
      */
     @Override
     public void spineLost(Job job, String reason) {
-        synchronized (lock) {
+        agent.callback(() -> {
             if (closing || !running(job)) {
                 return; // a leaf shutting down cancels its own spine watches: its workers see the leaf go
             }
@@ -223,7 +219,7 @@ final class JobLiveness implements SpineLink.Events {
             watchers.forEach(w -> w.error(lost));
             LOG.warn("{}", abortDescription(job));
             forgetIfDone(job);
-        }
+        });
     }
 
     private boolean running(Job job) {

@@ -10,18 +10,18 @@ import java.util.concurrent.TimeUnit;
  * A job's barriers and broadcasts (docs/ARCHITECTURE.md, section 6): each call of a rank is parked
  * until every rank has made the call with the same sequence number, then all are answered together
  * (a broadcast with the root's value); a rank whose wait runs out is told which ranks are missing.
- * Called with the {@link JobRegistry}'s lock held; the expiry timers take the same lock.
+ * Called on the {@link JobRegistry}'s agent; the expiry timers run there too.
  */
 final class JobMeetings {
-    private final Object lock;
+    private final ControllerAgent agent;
     private final ScheduledExecutorService timer;
     /** Bounds the calls waiting per job (its flood limit). */
     private final ControllerSecurity security;
     /** A leaf's link to its spine, which the leaf's calls go on to once its ranks are all in; null for no leaf. */
     private final SpineLink spine;
 
-    JobMeetings(Object lock, ScheduledExecutorService timer, ControllerSecurity security, SpineLink spine) {
-        this.lock = lock;
+    JobMeetings(ControllerAgent agent, ScheduledExecutorService timer, ControllerSecurity security, SpineLink spine) {
+        this.agent = agent;
         this.timer = timer;
         this.security = security;
         this.spine = spine;
@@ -131,12 +131,10 @@ final class JobMeetings {
     }
 
     private void expireMeeting(Job job, long sequence, int rank, String kind) {
-        synchronized (lock) {
-            expireMeetingLocked(job, sequence, rank, kind);
-        }
+        agent.callback(() -> expireMeetingOnAgent(job, sequence, rank, kind));
     }
 
-    private void expireMeetingLocked(Job job, long sequence, int rank, String kind) {
+    private void expireMeetingOnAgent(Job job, long sequence, int rank, String kind) {
         Job.Meeting meeting = job.meetings.get(sequence);
         if (meeting == null || meeting.relaying) {
             return; // a relayed call ends with the spine's answer, or with the relay's own deadline

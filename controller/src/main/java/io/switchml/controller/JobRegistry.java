@@ -27,10 +27,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
- * Every method is synchronized; waits never block a thread, they park a reply until a rendezvous
+ * Every method runs on the {@link ControllerAgent}, the one thread that owns the tables; waits never block
+ * it, they park a reply until a rendezvous
  * completes or its timer fires. How a job forms is {@link JobFormation}'s, whether its ranks are
  * alive (the watches, aborting a job whose rank died) {@link JobLiveness}', its barriers and
- * broadcasts {@link JobMeetings}'; all work on these tables under this lock. What stays here: the
+ * broadcasts {@link JobMeetings}'; all work on these tables on the agent. What stays here: the
  * tables, the operator's job secrets, leaving, and inspection. An aborted job keeps its number, so
  * that its survivors' late calls (leave, barrier) reach it and not a new job, until none of its ranks
  * holds a watch any more.
@@ -45,7 +46,7 @@ final class JobRegistry {
         void error(ControlException error);
     }
 
-    /** A rank's open watch: where its job's events go. Called with the registry's lock held. */
+    /** A rank's open watch: where its job's events go. Called on the agent. */
     interface Watcher {
         void event(JobEvent event);
 
@@ -67,6 +68,9 @@ final class JobRegistry {
     private final Map<String, byte[]> issuedSecrets = new HashMap<>();
     private final Job[] byNumber = new Job[ProtocolConstants.MAX_JOBS];
     private final JobEndings endings = new JobEndings();
+    /** The one thread that owns these tables and runs every change to them. */
+    private final ControllerAgent agent = new ControllerAgent();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     private final JobLiveness liveness;
     private final JobFormation formation;
     private final JobMeetings meetings;
@@ -86,11 +90,11 @@ final class JobRegistry {
         this.dataplane = dataplane;
         this.timer = timer;
         this.security = security;
-        this.liveness = new JobLiveness(this, dataplane, byName, byNumber, endings);
-        this.spine = leaf == null ? null : new SpineLink(leaf, dataplane, this, liveness);
-        this.formation = new JobFormation(this, dataplane, timer, security, byName, byNumber, issuedSecrets,
+        this.liveness = new JobLiveness(agent, dataplane, byName, byNumber, endings);
+        this.spine = leaf == null ? null : new SpineLink(leaf, dataplane, agent, liveness);
+        this.formation = new JobFormation(agent, dataplane, timer, security, byName, byNumber, issuedSecrets,
                 liveness::watchMissing, spine);
-        this.meetings = new JobMeetings(this, timer, security, spine);
+        this.meetings = new JobMeetings(agent, timer, security, spine);
     }
 
     /**
@@ -103,42 +107,44 @@ final class JobRegistry {
      *                          when a job of that name is forming or running (its ranks hold the old secret),
      *                          RESOURCE_EXHAUSTED beyond {@link #MAX_ISSUED_SECRETS} names
      */
-    synchronized String issueSecret(String name, Caller caller) {
-        if (!caller.operator()) {
-            throw new ControlException(Status.PERMISSION_DENIED, "only the operator issues job secrets, and this switch"
-                    + " has no operator token: start it with --operator-token-file FILE and run `switchml ctl"
-                    + " --token-file FILE secret " + name + "`; or give every rank of the job the same secret of"
-                    + " its own (switchml.jobSecretFile)");
-        }
-        String badName = JobNames.problem(name);
-        if (badName != null) {
-            throw new ControlException(Status.INVALID_ARGUMENT, "job name " + badName);
-        }
-        if (byName.containsKey(name)) {
-            throw new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is forming or running; issue its"
-                    + " secret before its ranks join, or after it ends");
-        }
-        if (!issuedSecrets.containsKey(name) && issuedSecrets.size() >= MAX_ISSUED_SECRETS) {
-            throw new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already holds secrets for "
-                    + MAX_ISSUED_SECRETS + " job names");
-        }
-        String secret = Secrets.fresh();
-        issuedSecrets.put(name, Secrets.digest(secret));
-        LOG.info("issued a secret for job '{}'", name);
-        return secret;
+    String issueSecret(String name, Caller caller) {
+        return agent.call(() -> {
+            if (!caller.operator()) {
+                throw new ControlException(Status.PERMISSION_DENIED, "only the operator issues job secrets, and this switch"
+                        + " has no operator token: start it with --operator-token-file FILE and run `switchml ctl"
+                        + " --token-file FILE secret " + name + "`; or give every rank of the job the same secret of"
+                        + " its own (switchml.jobSecretFile)");
+            }
+            String badName = JobNames.problem(name);
+            if (badName != null) {
+                throw new ControlException(Status.INVALID_ARGUMENT, "job name " + badName);
+            }
+            if (byName.containsKey(name)) {
+                throw new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is forming or running; issue its"
+                        + " secret before its ranks join, or after it ends");
+            }
+            if (!issuedSecrets.containsKey(name) && issuedSecrets.size() >= MAX_ISSUED_SECRETS) {
+                throw new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already holds secrets for "
+                        + MAX_ISSUED_SECRETS + " job names");
+            }
+            String secret = Secrets.fresh();
+            issuedSecrets.put(name, Secrets.digest(secret));
+            LOG.info("issued a secret for job '{}'", name);
+            return secret;
+        });
     }
 
     /**
      * Parks the join until every rank has joined; then installs the job and answers it. Returns what
      * to run if the caller goes away while it waits (it takes the rank's arrival back). See {@link JobFormation}.
      */
-    synchronized Runnable join(JoinRequest request, Caller caller, Reply<Job> reply) {
-        return formation.join(request, caller, reply);
+    Runnable join(JoinRequest request, Caller caller, Reply<Job> reply) {
+        return agent.call(() -> formation.join(request, caller, reply));
     }
 
     /** The number of ranks waiting for their jobs to form, for inspection and tests. */
-    synchronized int pendingJoins() {
-        return formation.pendingJoins();
+    int pendingJoins() {
+        return agent.call(() -> formation.pendingJoins());
     }
 
     /**
@@ -146,43 +152,46 @@ final class JobRegistry {
      * and ends it. Returns what to run when the watch ends without the server ending it (the
      * client cancelled it, or its connection broke). See {@link JobLiveness}.
      */
-    synchronized Runnable watch(int jobNumber, long jobId, int rank, Caller caller, Watcher watcher) {
-        Job job = knownJob(jobNumber, jobId, rank, caller, watcher::error);
-        return job == null ? () -> { } : liveness.watch(job, rank, watcher);
+    Runnable watch(int jobNumber, long jobId, int rank, Caller caller, Watcher watcher) {
+        return agent.call(() -> {
+            Job job = knownJob(jobNumber, jobId, rank, caller, watcher::error);
+            return job == null ? () -> { } : liveness.watch(job, rank, watcher);
+        });
     }
 
     /** The service is shutting down; the calls it cancels do not abort jobs. */
     void close() {
-        synchronized (this) {
-            liveness.close();
+        if (closed.getAndSet(true)) {
+            return;
         }
+        agent.run(() -> liveness.close());
         if (spine != null) {
-            spine.close(); // outside the lock: its calls in flight take it to report their end
+            spine.close(); // not on the agent: its calls in flight report their end through it
         }
+        agent.close();
     }
 
     /**
      * What the controller and the switch know about a job that seems stuck. At a leaf whose own ranks are
      * all in, the missing ones are at other leaves: the spine's diagnosis names those leaves, and their
-     * ranks are reported (asked outside the lock, within {@link SpineLink#DIAGNOSIS_DEADLINE}).
+     * ranks are reported (asked off the agent, within {@link SpineLink#DIAGNOSIS_DEADLINE}).
      */
     DiagnoseResponse diagnose(int jobNumber, long jobId, Caller caller) {
-        DiagnoseResponse local;
-        SpineMembership membership = null;
-        Job job;
-        synchronized (this) {
-            job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
-            local = diagnoseHere(job, jobNumber, jobId, caller);
-            if (local.getInstalled() && local.getMissingRanksCount() == 0) {
-                membership = job.spine;
-            }
+        LocalDiagnosis here = agent.call(() -> {
+            Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+            DiagnoseResponse local = diagnoseHere(job, jobNumber, jobId, caller);
+            return new LocalDiagnosis(job, local, local.getInstalled() && local.getMissingRanksCount() == 0 ? job.spine : null);
+        });
+        if (here.membership() == null || spine == null) {
+            return here.response();
         }
-        if (membership == null || spine == null) {
-            return local;
-        }
-        SpineLink.Leaves lagging = spine.lagging(job, membership);
-        return lagging.ranks().isEmpty() ? local
-                : local.toBuilder().addAllMissingRanks(lagging.ranks()).setWaitingAtSpine(lagging.described()).build();
+        SpineLink.Leaves lagging = spine.lagging(here.job(), here.membership());
+        return lagging.ranks().isEmpty() ? here.response()
+                : here.response().toBuilder().addAllMissingRanks(lagging.ranks()).setWaitingAtSpine(lagging.described()).build();
+    }
+
+    /** What this switch knows of a job, and, at a leaf whose own ranks are all in, its membership at the spine. */
+    private record LocalDiagnosis(Job job, DiagnoseResponse response, SpineMembership membership) {
     }
 
     private DiagnoseResponse diagnoseHere(Job job, int jobNumber, long jobId, Caller caller) {
@@ -207,12 +216,14 @@ final class JobRegistry {
      * Parks a barrier (root = -1) or broadcast until every rank has called it with the same sequence
      * number; answers the root's value (empty for a barrier). See {@link JobMeetings}.
      */
-    synchronized void meet(int jobNumber, long jobId, int rank, long sequence, long rootNumber, byte[] value,
+    void meet(int jobNumber, long jobId, int rank, long sequence, long rootNumber, byte[] value,
                            int timeoutMs, Caller caller, Reply<byte[]> reply) {
-        Job job = installedJob(jobNumber, jobId, rank, caller, reply);
-        if (job != null) {
-            meetings.meet(job, rank, sequence, rootNumber, value, timeoutMs, reply);
-        }
+        agent.run(() -> {
+            Job job = installedJob(jobNumber, jobId, rank, caller, reply);
+            if (job != null) {
+                meetings.meet(job, rank, sequence, rootNumber, value, timeoutMs, reply);
+            }
+        });
     }
 
     /**
@@ -220,77 +231,83 @@ final class JobRegistry {
      * switch; until then the other ranks' watches are told who left after how many all-reduces, so
      * that one waiting for the leaver fails at once. Leaving an aborted job only ends the rank's watch.
      */
-    synchronized void leave(int jobNumber, long jobId, int rank, long operations, Caller caller, Reply<Void> reply) {
-        Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
-        if (job == null) {
-            return;
-        }
-        if (job.left.contains(rank)) {
-            reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
-                    + job.name + "'"));
-            return;
-        }
-        job.left.add(rank);
-        liveness.rankLeft(job, rank);
-        if (job.aborted()) {
-            liveness.forgetIfDone(job);
+    void leave(int jobNumber, long jobId, int rank, long operations, Caller caller, Reply<Void> reply) {
+        agent.run(() -> {
+            Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
+            if (job == null) {
+                return;
+            }
+            if (job.left.contains(rank)) {
+                reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " has already left job '"
+                        + job.name + "'"));
+                return;
+            }
+            job.left.add(rank);
+            liveness.rankLeft(job, rank);
+            if (job.aborted()) {
+                liveness.forgetIfDone(job);
+                reply.ok(null);
+                return;
+            }
+            ControlException gone = new ControlException(Status.ABORTED, "rank " + rank + " left job '" + job.name
+                    + "' while this call was waiting");
+            JobMeetings.failAll(job, gone);
+            if (job.left.size() == job.ranks()) {
+                if (job.spine != null) {
+                    spine.leave(job, rank, operations);
+                }
+                dataplane.removeJob(jobNumber);
+                byNumber[jobNumber] = null;
+                byName.remove(job.name, job);
+                endings.ended(JobEndings.Reason.LEFT);
+                LOG.info("job '{}' (job number {}) ended: every rank left", job.name, jobNumber);
+            } else {
+                JobEvent event = JobLiveness.rankLeftEvent(job, rank, operations);
+                job.watches.values().forEach(w -> w.event(event));
+                if (job.spine != null) {
+                    spine.relayLeft(job, rank, operations); // the workers at the other leaves wait on it too
+                }
+            }
             reply.ok(null);
-            return;
-        }
-        ControlException gone = new ControlException(Status.ABORTED, "rank " + rank + " left job '" + job.name
-                + "' while this call was waiting");
-        JobMeetings.failAll(job, gone);
-        if (job.left.size() == job.ranks()) {
-            if (job.spine != null) {
-                spine.leave(job, rank, operations);
-            }
-            dataplane.removeJob(jobNumber);
-            byNumber[jobNumber] = null;
-            byName.remove(job.name, job);
-            endings.ended(JobEndings.Reason.LEFT);
-            LOG.info("job '{}' (job number {}) ended: every rank left", job.name, jobNumber);
-        } else {
-            JobEvent event = JobLiveness.rankLeftEvent(job, rank, operations);
-            job.watches.values().forEach(w -> w.event(event));
-            if (job.spine != null) {
-                spine.relayLeft(job, rank, operations); // the workers at the other leaves wait on it too
-            }
-        }
-        reply.ok(null);
+        });
     }
 
     /**
      * A leaf relays that worker {@code relayedRank} of the whole job left after {@code operations} all-reduces
      * (docs/ARCHITECTURE.md section 9): the other ranks' watches hear it; the leaf stays in the job.
      */
-    synchronized void relayLeft(int jobNumber, long jobId, int rank, int relayedRank, long operations, Caller caller,
+    void relayLeft(int jobNumber, long jobId, int rank, int relayedRank, long operations, Caller caller,
                                 Reply<Void> reply) {
-        Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
-        if (job == null) {
-            return;
-        }
-        if (!job.aborted()) {
-            JobEvent event = JobLiveness.rankLeftEvent(job, relayedRank, operations).toBuilder().setRelayed(true).build();
-            job.watches.forEach((r, w) -> {
-                if (r != rank) {
-                    w.event(event);
-                }
-            });
-        }
-        reply.ok(null);
+        agent.run(() -> {
+            Job job = knownJob(jobNumber, jobId, rank, caller, reply::error);
+            if (job == null) {
+                return;
+            }
+            if (!job.aborted()) {
+                JobEvent event = JobLiveness.rankLeftEvent(job, relayedRank, operations).toBuilder().setRelayed(true).build();
+                job.watches.forEach((r, w) -> {
+                    if (r != rank) {
+                        w.event(event);
+                    }
+                });
+            }
+            reply.ok(null);
+        });
     }
 
     /** A rank's transport report: kept (the latest per rank) for {@link #detail}. */
-    synchronized void reportTransport(int jobNumber, long jobId, int rank,
+    void reportTransport(int jobNumber, long jobId, int rank,
                                       io.switchml.controller.proto.WorkerTransport transport, Caller caller,
                                       Reply<Void> reply) {
-        Job job = installedJob(jobNumber, jobId, rank, caller, reply);
-        if (job == null) {
-            return;
-        }
-        job.transport.put(rank, new TransportReports.Received(transport.toBuilder().setRank(rank)
-                .setReportedMsAgo(0).build(), System.nanoTime()));
-        reply.ok(null);
+        agent.run(() -> {
+            Job job = installedJob(jobNumber, jobId, rank, caller, reply);
+            if (job == null) {
+                return;
+            }
+            job.transport.put(rank, new TransportReports.Received(transport.toBuilder().setRank(rank)
+                    .setReportedMsAgo(0).build(), System.nanoTime()));
+            reply.ok(null);
+        });
     }
 
     private <T> Job installedJob(int jobNumber, long jobId, int rank, Caller caller, Reply<T> reply) {
@@ -358,16 +375,18 @@ final class JobRegistry {
      * otherwise hold their slots and job number for good. A live worker reports its transport every
      * second, so only jobs without a live member are reclaimed.
      */
-    synchronized void reclaimIdle(long now, long idleNanos) {
-        for (Job job : byNumber) {
-            if (job == null || !job.installed() || job.aborted()) {
-                continue;
+    void reclaimIdle(long now, long idleNanos) {
+        agent.run(() -> {
+            for (Job job : byNumber) {
+                if (job == null || !job.installed() || job.aborted()) {
+                    continue;
+                }
+                if (job.lastHeard.silentFor(dataplane.activity(job.number), now, idleNanos)) {
+                    liveness.reclaim(job, "no rank made a call and no packet reached the switch for "
+                            + TimeUnit.NANOSECONDS.toSeconds(idleNanos) + " s (its ranks are gone); the switch reclaimed it");
+                }
             }
-            if (job.lastHeard.silentFor(dataplane.activity(job.number), now, idleNanos)) {
-                liveness.reclaim(job, "no rank made a call and no packet reached the switch for "
-                        + TimeUnit.NANOSECONDS.toSeconds(idleNanos) + " s (its ranks are gone); the switch reclaimed it");
-            }
-        }
+        });
     }
 
     /** Jobs ended since the switch started, by why (for the metrics). */
@@ -380,56 +399,62 @@ final class JobRegistry {
     }
 
     /** Every running job's ranks' latest transport reports. */
-    synchronized List<RankTransport> rankTransports() {
-        List<RankTransport> all = new ArrayList<>();
-        for (Job job : byNumber) {
-            if (job != null && job.installed() && !job.aborted()) {
-                job.transport.values().forEach(r -> all.add(new RankTransport(job.number, job.name, r.transport())));
+    List<RankTransport> rankTransports() {
+        return agent.call(() -> {
+            List<RankTransport> all = new ArrayList<>();
+            for (Job job : byNumber) {
+                if (job != null && job.installed() && !job.aborted()) {
+                    job.transport.values().forEach(r -> all.add(new RankTransport(job.number, job.name, r.transport())));
+                }
             }
-        }
-        return all;
+            return all;
+        });
     }
 
     /** The installed jobs, for inspection. */
-    synchronized List<JobStatus> jobs() {
-        List<JobStatus> jobs = new ArrayList<>();
-        for (Job job : byNumber) {
-            if (job != null && !job.aborted()) {
-                jobs.add(JobViews.status(job));
+    List<JobStatus> jobs() {
+        return agent.call(() -> {
+            List<JobStatus> jobs = new ArrayList<>();
+            for (Job job : byNumber) {
+                if (job != null && !job.aborted()) {
+                    jobs.add(JobViews.status(job));
+                }
             }
-        }
-        return jobs;
+            return jobs;
+        });
     }
 
     /** The jobs whose ranks are still joining, by name, for inspection. */
-    synchronized List<JobStatus> formingJobs() {
-        return byName.values().stream().filter(job -> !job.installed())
-                .sorted(Comparator.comparing(job -> job.name)).map(JobViews::status).toList();
+    List<JobStatus> formingJobs() {
+        return agent.call(() -> byName.values().stream().filter(job -> !job.installed())
+                    .sorted(Comparator.comparing(job -> job.name)).map(JobViews::status).toList());
     }
 
     /**
-     * One job in detail, with the switch's seen-bitmaps read under this lock (so that the job number
+     * One job in detail, with the switch's seen-bitmaps read on the agent (so that the job number
      * cannot be reused meanwhile). Finds installed or aborted jobs by number, installed or forming
      * ones by name.
      *
      * @throws ControlException NOT_FOUND when there is no such job
      */
-    synchronized JobDetailResponse detail(JobDetailRequest request, Caller caller) {
-        Job job = switch (request.getJobCase()) {
-            case JOB_NUMBER -> request.getJobNumber() >= 0 && request.getJobNumber() < byNumber.length
-                    ? byNumber[request.getJobNumber()] : null;
-            case JOB_NAME -> byName.get(request.getJobName());
-            case JOB_NOT_SET -> throw new ControlException(Status.INVALID_ARGUMENT, "name the job by number or name");
-        };
-        if (job == null) {
-            throw new ControlException(Status.NOT_FOUND, "no job " + (request.hasJobName()
-                    ? "named '" + request.getJobName() + "'" : "number " + Integer.toUnsignedString(request.getJobNumber()))
-                    + " on this switch; `switchml ctl jobs` lists the jobs there are");
-        }
-        boolean onSwitch = job.installed() && !job.aborted();
-        // The job id is its members' credential: shown to the operator only, never on a switch without a token.
-        return JobViews.detail(job, onSwitch ? dataplane.slotBitmaps(job.number) : Optional.empty(),
-                request.getMaxSlotCopies(), caller.operator());
+    JobDetailResponse detail(JobDetailRequest request, Caller caller) {
+        return agent.call(() -> {
+            Job job = switch (request.getJobCase()) {
+                case JOB_NUMBER -> request.getJobNumber() >= 0 && request.getJobNumber() < byNumber.length
+                        ? byNumber[request.getJobNumber()] : null;
+                case JOB_NAME -> byName.get(request.getJobName());
+                case JOB_NOT_SET -> throw new ControlException(Status.INVALID_ARGUMENT, "name the job by number or name");
+            };
+            if (job == null) {
+                throw new ControlException(Status.NOT_FOUND, "no job " + (request.hasJobName()
+                        ? "named '" + request.getJobName() + "'" : "number " + Integer.toUnsignedString(request.getJobNumber()))
+                        + " on this switch; `switchml ctl jobs` lists the jobs there are");
+            }
+            boolean onSwitch = job.installed() && !job.aborted();
+            // The job id is its members' credential: shown to the operator only, never on a switch without a token.
+            return JobViews.detail(job, onSwitch ? dataplane.slotBitmaps(job.number) : Optional.empty(),
+                    request.getMaxSlotCopies(), caller.operator());
+        });
     }
 
     static String describe(JobParameters p) {

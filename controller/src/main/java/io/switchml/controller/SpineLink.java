@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * joins the spine as rank I of a job of L workers once its own ranks are all there, holds a watch
  * there for as long as its job runs, relays its ranks' barriers and broadcasts once they are all in,
  * and leaves once they have all left. The gRPC calls block, so they run on this link's own threads;
- * their answers come back to the registry under its lock.
+ * their answers come back to the registry as commands on its agent.
  */
 final class SpineLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpineLink.class);
@@ -56,7 +56,7 @@ final class SpineLink implements AutoCloseable {
     /** How long a leaf's diagnosis waits for the spine's (a stalled job's worker is waiting for it). */
     static final Duration DIAGNOSIS_DEADLINE = Duration.ofSeconds(2);
 
-    /** What the leaf's jobs hear from the spine's watch; implementations take the registry's lock. */
+    /** What the leaf's jobs hear from the spine's watch; implementations run it on the registry's agent. */
     interface Events {
         /** The spine aborted its job because leaves dropped out (the ranks they serve are gone). */
         void spineAborted(Job job, List<Integer> failedRanks, String reason);
@@ -68,7 +68,7 @@ final class SpineLink implements AutoCloseable {
         void spineLost(Job job, String reason);
     }
 
-    /** The outcome of a join at the spine; called with the registry's lock held. */
+    /** The outcome of a join at the spine; called on the registry's agent. */
     interface Joined {
         void joined(SpineMembership membership);
 
@@ -77,7 +77,7 @@ final class SpineLink implements AutoCloseable {
 
     private final LeafRole role;
     private final AggregationSwitch dataplane;
-    private final Object lock;
+    private final ControllerAgent agent;
     private final Events events;
     private final ControlChannel channel;
     private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
@@ -86,10 +86,10 @@ final class SpineLink implements AutoCloseable {
         return t;
     });
 
-    SpineLink(LeafRole role, AggregationSwitch dataplane, Object lock, Events events) {
+    SpineLink(LeafRole role, AggregationSwitch dataplane, ControllerAgent agent, Events events) {
         this.role = role;
         this.dataplane = dataplane;
-        this.lock = lock;
+        this.agent = agent;
         this.events = events;
         this.channel = ControlChannel.open(role.spine(), role.spineCredentials(), TlsSettingNames.SPINE, KEEPALIVE,
                 "is the spine's switch running, and have all leaves' ranks joined?", true);
@@ -125,14 +125,10 @@ final class SpineLink implements AutoCloseable {
             try {
                 membership = joinAndWatch(job, request);
             } catch (ControlException e) {
-                synchronized (lock) {
-                    joined.failed(e);
-                }
+                agent.callback(() -> joined.failed(e));
                 return;
             }
-            synchronized (lock) {
-                joined.joined(membership);
-            }
+            agent.callback(() -> joined.joined(membership));
         });
     }
 
@@ -250,7 +246,7 @@ final class SpineLink implements AutoCloseable {
 
     /**
      * Relays a barrier (root -1) or a broadcast whose local ranks are all in to the spine's job, as
-     * this leaf's call; {@code reply} (under the registry's lock) gets the spine's answer: the root's
+     * this leaf's call; {@code reply} (on the registry's agent) gets the spine's answer: the root's
      * value, which the root's leaf supplied.
      */
     void meet(Job job, long sequence, int root, byte[] value, int timeoutMs, JobRegistry.Reply<byte[]> reply) {
@@ -272,14 +268,10 @@ final class SpineLink implements AutoCloseable {
                             .setValue(ByteString.copyFrom(value)).setTimeoutMs(timeoutMs).build())).getValue().toByteArray();
                 }
             } catch (ControlPlaneException e) {
-                synchronized (lock) {
-                    reply.error(new ControlException(Status.fromThrowable(e.getCause()).getCode().toStatus(), e.getMessage()));
-                }
+                agent.callback(() -> reply.error(new ControlException(Status.fromThrowable(e.getCause()).getCode().toStatus(), e.getMessage())));
                 return;
             }
-            synchronized (lock) {
-                reply.ok(answer);
-            }
+            agent.callback(() -> reply.ok(answer));
         });
     }
 

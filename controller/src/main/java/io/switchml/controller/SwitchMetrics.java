@@ -306,27 +306,12 @@ public final class SwitchMetrics implements AutoCloseable {
      */
     private static void registerRankTransport(PrometheusRegistry registry, JobRegistry jobs, boolean jobNames) {
         String[] labels = jobNames ? new String[] {"job", "job_number", "rank"} : new String[] {"job_number", "rank"};
-        rankCounter(registry, jobs, jobNames, labels, "rank_packets_sent",
-                "Packets a rank's worker threads sent, retransmissions included (its last report).",
-                WorkerTransport::getPacketsSent);
-        rankCounter(registry, jobs, jobNames, labels, "rank_packets_received",
-                "Results a rank's worker threads received, duplicates included (its last report).",
-                WorkerTransport::getPacketsReceived);
-        rankCounter(registry, jobs, jobNames, labels, "rank_sent_bytes",
-                "Bytes of the packets a rank sent, headers and retransmissions included (its last report).",
-                WorkerTransport::getBytesSent);
-        rankCounter(registry, jobs, jobNames, labels, "rank_received_bytes",
-                "Bytes of the results a rank received (its last report).", WorkerTransport::getBytesReceived);
-        rankCounter(registry, jobs, jobNames, labels, "rank_all_reduces",
-                "All-reduces a rank finished, successfully or not (its last report).", WorkerTransport::getAllReduces);
-        rankCounter(registry, jobs, jobNames, labels, "rank_failovers",
-                "Times a rank's job moved to another switch (reported to the switch it moved to).",
-                WorkerTransport::getFailovers);
-        rankCounter(registry, jobs, jobNames, labels, "rank_retransmissions",
-                "Packets a rank sent again (its last report).", WorkerTransport::getRetransmissions);
-        rankCounter(registry, jobs, jobNames, labels, "rank_random_losses",
-                "Losses a rank's congestion control took for random, leaving its window alone (its last report).",
-                WorkerTransport::getRandomLosses);
+        for (RankCounter counter : RANK_COUNTERS) {
+            CounterWithCallback.builder().name(PREFIX + counter.name()).help(counter.help()).labelNames(labels)
+                    .callback(cb -> jobs.rankTransports().forEach(r -> cb.call(counter.value().applyAsLong(r.transport()),
+                            rankLabels(r, jobNames))))
+                    .register(registry);
+        }
         GaugeWithCallback.builder().name(PREFIX + "rank_congestion_window")
                 .help("A rank's last congestion window in slots (0 with congestion control off).")
                 .labelNames(labels)
@@ -341,13 +326,27 @@ public final class SwitchMetrics implements AutoCloseable {
                 .register(registry);
     }
 
-    private static void rankCounter(PrometheusRegistry registry, JobRegistry jobs, boolean jobNames, String[] labels,
-                                    String name, String help, ToLongFunction<WorkerTransport> value) {
-        CounterWithCallback.builder().name(PREFIX + name).help(help).labelNames(labels)
-                .callback(cb -> jobs.rankTransports().forEach(r -> cb.call(value.applyAsLong(r.transport()),
-                        rankLabels(r, jobNames))))
-                .register(registry);
+    /** A counter of each rank's transport report. */
+    private record RankCounter(String name, String help, ToLongFunction<WorkerTransport> value) {
     }
+
+    private static final List<RankCounter> RANK_COUNTERS = List.of(
+            new RankCounter("rank_packets_sent", "Packets a rank's worker threads sent, retransmissions included (its last"
+                    + " report).", WorkerTransport::getPacketsSent),
+            new RankCounter("rank_packets_received", "Results a rank's worker threads received, duplicates included (its"
+                    + " last report).", WorkerTransport::getPacketsReceived),
+            new RankCounter("rank_sent_bytes", "Bytes of the packets a rank sent, headers and retransmissions included (its"
+                    + " last report).", WorkerTransport::getBytesSent),
+            new RankCounter("rank_received_bytes", "Bytes of the results a rank received (its last report).",
+                    WorkerTransport::getBytesReceived),
+            new RankCounter("rank_all_reduces", "All-reduces a rank finished, successfully or not (its last report).",
+                    WorkerTransport::getAllReduces),
+            new RankCounter("rank_failovers", "Times a rank's job moved to another switch (reported to the switch it moved"
+                    + " to).", WorkerTransport::getFailovers),
+            new RankCounter("rank_retransmissions", "Packets a rank sent again (its last report).",
+                    WorkerTransport::getRetransmissions),
+            new RankCounter("rank_random_losses", "Losses a rank's congestion control took for random, leaving its window"
+                    + " alone (its last report).", WorkerTransport::getRandomLosses));
 
     private static String[] rankLabels(JobRegistry.RankTransport r, boolean jobNames) {
         String number = Integer.toString(r.jobNumber());

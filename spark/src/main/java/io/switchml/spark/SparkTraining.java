@@ -3,9 +3,7 @@ package io.switchml.spark;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.launch.WorkerConnection;
 import io.switchml.training.Aggregation;
-import io.switchml.training.EpochReport;
 import io.switchml.training.FashionMnist;
-import io.switchml.training.FinalReport;
 import io.switchml.training.TrainPlan;
 import io.switchml.training.TrainRunner;
 import io.switchml.training.TrainWorker;
@@ -63,25 +61,10 @@ public final class SparkTraining {
         } finally {
             testSet.destroy();
         }
-        List<EpochReport> epochs = new ArrayList<>();
-        List<FinalReport> finals = new ArrayList<>();
-        for (RankTraining r : ranks) {
-            for (String line : r.reports()) {
-                EpochReport e = EpochReport.parse(line);
-                if (e != null) {
-                    epochs.add(e);
-                }
-                FinalReport f = FinalReport.parse(line);
-                if (f != null) {
-                    finals.add(f);
-                }
-            }
-        }
-        if (finals.size() != workers) {
-            throw new IllegalStateException(finals.size() + " of " + workers + " ranks reported their final parameters");
-        }
-        TrainingSummary summary = TrainingSummary.of(plan.aggregation().id(), workers, plan.epochs(), plan.batchSize(),
-                epochs, finals, (System.nanoTime() - start) / 1e9, null, target);
+        List<String> lines = new ArrayList<>();
+        ranks.forEach(r -> lines.addAll(r.reports()));
+        TrainingSummary summary = TrainingSummary.ofReportLines(plan.aggregation().id(), workers, plan.epochs(),
+                plan.batchSize(), lines, (System.nanoTime() - start) / 1e9, null, target);
         return new SparkTrainingResult(summary, ranks.get(0).parameters());
     }
 

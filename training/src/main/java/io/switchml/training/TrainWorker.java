@@ -21,7 +21,6 @@ import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.nio.FloatBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -91,19 +90,8 @@ public final class TrainWorker {
             if (rank != 0) {
                 return null;
             }
-            List<EpochReport> epochs = new ArrayList<>();
-            List<FinalReport> finals = new ArrayList<>();
-            everyone.forEach(text -> text.lines().forEach(line -> {
-                EpochReport epoch = EpochReport.parse(line);
-                if (epoch != null) {
-                    epochs.add(epoch);
-                }
-                FinalReport last = FinalReport.parse(line);
-                if (last != null) {
-                    finals.add(last);
-                }
-            }));
-            return TrainingSummary.of(plan.aggregation().id(), workers, plan.epochs(), plan.batchSize(), epochs, finals,
+            List<String> lines = everyone.stream().flatMap(String::lines).toList();
+            return TrainingSummary.ofReportLines(plan.aggregation().id(), workers, plan.epochs(), plan.batchSize(), lines,
                     (System.nanoTime() - start) / 1e9, null, target);
         }
     }

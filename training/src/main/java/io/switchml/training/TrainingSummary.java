@@ -48,6 +48,32 @@ public record TrainingSummary(String aggregation, int workers, int epochCount, i
     }
 
     /**
+     * The run's outcome from every rank's report lines ({@link EpochReport}, {@link FinalReport}; other lines are
+     * ignored), gathered however the ranks ran (a Spark stage, ranks on several hosts).
+     *
+     * @throws IllegalStateException when not every rank reported its final parameters
+     */
+    public static TrainingSummary ofReportLines(String aggregation, int workers, int epochCount, int batchSize,
+                                                Iterable<String> lines, double wallSeconds, Long rateBps, double target) {
+        List<EpochReport> reports = new ArrayList<>();
+        List<FinalReport> finals = new ArrayList<>();
+        for (String line : lines) {
+            EpochReport epoch = EpochReport.parse(line);
+            if (epoch != null) {
+                reports.add(epoch);
+            }
+            FinalReport last = FinalReport.parse(line);
+            if (last != null) {
+                finals.add(last);
+            }
+        }
+        if (finals.size() != workers) {
+            throw new IllegalStateException(finals.size() + " of " + workers + " ranks reported their final parameters");
+        }
+        return of(aggregation, workers, epochCount, batchSize, reports, finals, wallSeconds, rateBps, target);
+    }
+
+    /**
      * The run's outcome from every rank's reports: {@code reports} every rank's epoch reports, {@code finals} every
      * rank's final report (rank 0's carries the test accuracy); the parameters are identical when every checksum is.
      */

@@ -190,10 +190,12 @@ final class SwitchCommand implements Callable<Integer> {
             System.out.println("switchml switch metrics: " + (metricsTls ? "https" : "http") + "://" + metricsBind + ":"
                     + metrics.port() + "/metrics");
         }
-        System.out.println("switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
+        String ready = "switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
                 + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports())
-                + leaf.describe());
+                + leaf.describe();
+        System.out.println(ready);
         System.out.flush();
+        SystemdNotify.ready(ready, System.getenv(), System.err);
         service.awaitTermination();
         return 0;
     }

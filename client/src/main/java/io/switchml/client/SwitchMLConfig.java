@@ -224,13 +224,9 @@ public final class SwitchMLConfig {
     private final int threads;
     private final int oneRoundElements;
     private final String localAddress;
-    private final CongestionControl congestionControl;
+    private final Congestion congestion;
     private final Transport transport;
-    private final int congestionInitialWindow;
-    private final Duration congestionTargetDelay;
-    private final Duration retransmitMin;
-    private final Duration retransmitInitial;
-    private final Duration retransmitMax;
+    private final LossRecovery lossRecovery;
     private final Duration operationTimeout;
     private final Duration joinTimeout;
     private final int socketBufferBytes;
@@ -278,15 +274,15 @@ public final class SwitchMLConfig {
                     + " = " + (long) slotsPerThread * threads + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
         }
         localAddress = string(Key.LOCAL_ADDRESS);
-        congestionControl = CongestionControl.parse(string(Key.CONGESTION_CONTROL));
         transport = Transport.parse(string(Key.TRANSPORT));
-        congestionInitialWindow = (int) inRange(Key.CONGESTION_INITIAL_WINDOW, integer(Key.CONGESTION_INITIAL_WINDOW), 1,
-                ProtocolConstants.MAX_SLOTS);
-        congestionTargetDelay = Duration.ofNanos(1000 * inRange(Key.CONGESTION_TARGET_DELAY_MICROS,
-                longValue(Key.CONGESTION_TARGET_DELAY_MICROS), 1, 10_000_000));
-        retransmitMin = millis(Key.RETRANSMIT_MIN_MS, 1, Integer.MAX_VALUE);
-        retransmitMax = millis(Key.RETRANSMIT_MAX_MS, retransmitMin.toMillis(), Integer.MAX_VALUE);
-        retransmitInitial = millis(Key.RETRANSMIT_INITIAL_MS, retransmitMin.toMillis(), retransmitMax.toMillis());
+        congestion = new Congestion(CongestionControl.parse(string(Key.CONGESTION_CONTROL)),
+                (int) inRange(Key.CONGESTION_INITIAL_WINDOW, integer(Key.CONGESTION_INITIAL_WINDOW), 1, ProtocolConstants.MAX_SLOTS),
+                Duration.ofNanos(1000 * inRange(Key.CONGESTION_TARGET_DELAY_MICROS, longValue(Key.CONGESTION_TARGET_DELAY_MICROS),
+                        1, 10_000_000)));
+        Duration retransmitMin = millis(Key.RETRANSMIT_MIN_MS, 1, Integer.MAX_VALUE);
+        Duration retransmitMax = millis(Key.RETRANSMIT_MAX_MS, retransmitMin.toMillis(), Integer.MAX_VALUE);
+        lossRecovery = new LossRecovery(retransmitMin,
+                millis(Key.RETRANSMIT_INITIAL_MS, retransmitMin.toMillis(), retransmitMax.toMillis()), retransmitMax);
         operationTimeout = millis(Key.OPERATION_TIMEOUT_MS, 1, Long.MAX_VALUE);
         joinTimeout = millis(Key.JOIN_TIMEOUT_MS, 1, Integer.MAX_VALUE);
         socketBufferBytes = (int) inRange(Key.SOCKET_BUFFER_BYTES, integer(Key.SOCKET_BUFFER_BYTES), 1024, Integer.MAX_VALUE);
@@ -438,17 +434,33 @@ public final class SwitchMLConfig {
         return localAddress;
     }
 
-    /** Whether worker threads adapt their window to the path: on, off, or auto (on unless the switch is on loopback). */
-    public CongestionControl congestionControl() {
-        return congestionControl;
+    /** Congestion control's settings (docs/configuration.md, "Congestion control"). */
+    public Congestion congestion() {
+        return congestion;
     }
 
-    public int congestionInitialWindow() {
-        return congestionInitialWindow;
+    /**
+     * @param mode          whether worker threads adapt their window to the path: on, off, or auto (on unless the
+     *                      switch is on loopback)
+     * @param initialWindow the window each worker thread starts with
+     * @param targetDelay   the queueing delay tolerated above the smallest RTT before the window shrinks
+     */
+    public record Congestion(CongestionControl mode, int initialWindow, Duration targetDelay) {
     }
 
-    public Duration congestionTargetDelay() {
-        return congestionTargetDelay;
+    /** Loss recovery's settings (docs/configuration.md, "Loss detection"). */
+    public LossRecovery lossRecovery() {
+        return lossRecovery;
+    }
+
+    /**
+     * The retransmission timeout's bounds.
+     *
+     * @param retransmitMin     its floor; absorbs the workers' start skew on a loaded host
+     * @param retransmitInitial before an RTT has been measured
+     * @param retransmitMax     its ceiling, after backoff
+     */
+    public record LossRecovery(Duration retransmitMin, Duration retransmitInitial, Duration retransmitMax) {
     }
 
     /** How worker threads reach the switch: udp, ipc (its shared-memory port) or auto. */
@@ -488,18 +500,6 @@ public final class SwitchMLConfig {
             throw new IllegalArgumentException(Key.CONGESTION_CONTROL.property() + " must be on, off or auto, not '" + value
                     + "'");
         }
-    }
-
-    public Duration retransmitMin() {
-        return retransmitMin;
-    }
-
-    public Duration retransmitInitial() {
-        return retransmitInitial;
-    }
-
-    public Duration retransmitMax() {
-        return retransmitMax;
     }
 
     public Duration operationTimeout() {

@@ -218,7 +218,7 @@ final class SwitchSession implements AllReduce {
             }
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null
-                    && config.congestionControl().enabledFor(switchEndpoints[t].getAddress());
+                    && config.congestion().mode().enabledFor(switchEndpoints[t].getAddress());
             WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl,
                     sharedMemory != null, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);

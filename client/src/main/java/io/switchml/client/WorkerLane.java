@@ -141,13 +141,14 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         this.pendingRound = new int[window];
         this.nextExponent = new byte[window];
         this.nextFlag = new byte[window];
-        long retransmitMin = sharedMemory ? Math.max(SHARED_MEMORY_RETRANSMIT_MIN_NANOS, config.retransmitMin().toNanos())
-                : config.retransmitMin().toNanos();
+        SwitchMLConfig.LossRecovery recovery = config.lossRecovery();
+        long retransmitMin = sharedMemory ? Math.max(SHARED_MEMORY_RETRANSMIT_MIN_NANOS, recovery.retransmitMin().toNanos())
+                : recovery.retransmitMin().toNanos();
         this.loss = new LossDetector(window, new RetransmissionTimeout(retransmitMin,
-                Math.max(retransmitMin, config.retransmitInitial().toNanos()),
-                Math.max(retransmitMin, config.retransmitMax().toNanos())), !sharedMemory);
-        this.congestion = congestionControl ? new CongestionWindow(window, config.congestionInitialWindow(),
-                config.congestionTargetDelay().toNanos()) : null;
+                Math.max(retransmitMin, recovery.retransmitInitial().toNanos()),
+                Math.max(retransmitMin, recovery.retransmitMax().toNanos())), !sharedMemory);
+        this.congestion = congestionControl ? new CongestionWindow(window, config.congestion().initialWindow(),
+                config.congestion().targetDelay().toNanos()) : null;
         this.ready = new ReadySlots(window);
         this.lost = new int[window];
         if (congestion != null) {

@@ -25,12 +25,12 @@ class SwitchMLConfigTest {
         assertThat(c.elementsPerPacket()).isEqualTo(SwitchMLConfig.AUTO);
         assertThat(c.slotsPerThread()).isEqualTo(SwitchMLConfig.AUTO);
         assertThat(c.threads()).isEqualTo(1);
-        assertThat(c.retransmitMin()).isEqualTo(Duration.ofMillis(10));
+        assertThat(c.lossRecovery().retransmitMin()).isEqualTo(Duration.ofMillis(10));
         assertThat(c.operationTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.localAddress()).isEmpty();
-        assertThat(c.congestionControl()).isEqualTo(SwitchMLConfig.CongestionControl.AUTO);
-        assertThat(c.congestionInitialWindow()).isEqualTo(8);
-        assertThat(c.congestionTargetDelay()).isEqualTo(Duration.ofMillis(2));
+        assertThat(c.congestion().mode()).isEqualTo(SwitchMLConfig.CongestionControl.AUTO);
+        assertThat(c.congestion().initialWindow()).isEqualTo(8);
+        assertThat(c.congestion().targetDelay()).isEqualTo(Duration.ofMillis(2));
         for (SwitchMLConfig.Key k : SwitchMLConfig.Key.values()) {
             assertThat(k.property()).startsWith("switchml.");
             assertThat(k.description()).isNotBlank();

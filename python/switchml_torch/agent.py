@@ -91,6 +91,16 @@ def _agent_command():
                      "SWITCHML_CLASSPATH, or put switchml on the PATH")
 
 
+def local_address_toward(host):
+    """This host's IPv4 address on the route to ``host`` (connecting a UDP socket sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect((host, 9))
+        except OSError as e:
+            raise AgentError("no route to %s (MASTER_ADDR) to choose the address this rank listens on: %s" % (host, e)) from None
+        return probe.getsockname()[0]
+
+
 def _die_with_parent():
     # Linux: the agent gets SIGTERM when this process dies before it has connected to the socket.
     try:
@@ -131,7 +141,12 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
         "--operation-timeout", "PT%dS" % max(1, int(operation_timeout))]
     if algo == "switchml":
         command += ["--controller", controller, "--job", job]
-    for name, value in (settings or {}).items():
+    settings = dict(settings or {})
+    if algo in ("ring", "ps") and "localAddress" not in settings and os.environ.get("MASTER_ADDR"):
+        # The ring's and the servers' listeners: on the address other hosts reach this one by (the agent's
+        # default is loopback, which serves one host only).
+        settings["localAddress"] = local_address_toward(os.environ["MASTER_ADDR"])
+    for name, value in settings.items():
         command += ["--set", "%s=%s" % (name, value)]
     log = open(log_path, "wb")
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

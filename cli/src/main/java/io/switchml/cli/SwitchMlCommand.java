@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.agent.AgentCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -1,7 +1,6 @@
-package io.switchml.cli;
+package io.switchml.agent;
 
-import io.switchml.agent.Agent;
-import io.switchml.agent.AgentOptions;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -11,12 +10,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** One rank's worker process for a local PyTorch process; the Python package starts it. */
+/**
+ * One rank's worker process for a local PyTorch process; the Python package starts it, through its own
+ * {@link #main} on this module's class path (target/agent-classpath.txt): no Spark or DJL to load, and no
+ * other command's options to read (docs/pytorch.md, start-up). {@code switchml agent} runs the same command.
+ */
 @Command(name = "agent", mixinStandardHelpOptions = true,
         description = {"Join a job as one rank and serve its all-reduces to a local process (PyTorch's DDP comm hook,"
                 + " package switchml_torch) through shared memory and a Unix-domain socket.",
                 "Leaves the job when that process closes the socket or dies."})
-final class AgentCommand implements Callable<Integer> {
+public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--algo", defaultValue = "switchml", description = "switchml, ring or ps (default: ${DEFAULT-VALUE}).")
     String algorithm;
 
@@ -52,6 +55,15 @@ final class AgentCommand implements Callable<Integer> {
 
     @Option(names = "--idle-timeout", defaultValue = "PT30M", description = "Leave the job when the process sends nothing for this long (default: ${DEFAULT-VALUE}).")
     Duration idleTimeout;
+
+    public static void main(String[] args) {
+        CommandLine line = new CommandLine(new AgentCommand());
+        line.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("switchml agent: " + e.getMessage());
+            return 1;
+        });
+        System.exit(line.execute(args));
+    }
 
     @Override
     public Integer call() {

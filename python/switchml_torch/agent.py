@@ -132,10 +132,13 @@ class ClassDataArchive:
     def options(self):
         if self.path is None:
             return []
+        # Without the JVM's notes on classes it leaves out (or on an archive it refuses): they would bury the
+        # reason an agent failed at the end of its log, which is what an AgentError shows.
+        quiet = "-Xlog:cds=off"
         if self.path.is_file():
-            return ["-XX:SharedArchiveFile=" + str(self.path)]
+            return [quiet, "-XX:SharedArchiveFile=" + str(self.path)]
         self.dumping = self.path.with_name("%s.%d-%d.tmp" % (self.path.name, os.getpid(), time.monotonic_ns()))
-        return ["-XX:ArchiveClassesAtExit=" + str(self.dumping)]
+        return [quiet, "-XX:ArchiveClassesAtExit=" + str(self.dumping)]
 
     def settle(self, exit_code):
         """After the agent ended: the archive it wrote becomes the one (when it exited normally), older ones go."""

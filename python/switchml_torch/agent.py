@@ -150,11 +150,24 @@ class ClassDataArchive:
                 for old in self.path.parent.glob("agent-*.jsa"):
                     if old != self.path:
                         old.unlink()
+                for left in self.path.parent.glob("agent-*.jsa.*.tmp"):  # of Python processes that died first
+                    if not _alive(int(left.name.rsplit(".", 2)[1].split("-")[0])):
+                        left.unlink()
             else:
                 self.dumping.unlink()
         except OSError:
             pass  # another rank's agent settled it first, or it was never written
         self.dumping = None
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's
+    return True
 
 
 def local_address_toward(host):

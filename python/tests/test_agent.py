@@ -83,6 +83,9 @@ def test_the_first_agent_leaves_its_classes_for_the_next_to_map(single_rank_grou
     jars = os.environ["SWITCHML_CLASSPATH"].split(os.pathsep)
     os.symlink(jars[0], tmp_path / os.path.basename(jars[0]))
     monkeypatch.setenv("SWITCHML_CLASSPATH", os.pathsep.join([str(tmp_path / os.path.basename(jars[0]))] + jars[1:]))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    (tmp_path / ("agent-0.jsa.%d-1.tmp" % gone.pid)).write_bytes(b"left by a process that died while its agent dumped")
     for first in (True, False):
         agent = switchml_torch.start_agent(algo="ring")
         try:

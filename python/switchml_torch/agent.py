@@ -155,8 +155,8 @@ class ClassDataArchive:
                         left.unlink()
             else:
                 self.dumping.unlink()
-        except OSError:
-            pass  # another rank's agent settled it first, or it was never written
+        except (OSError, ValueError):
+            pass  # another rank's agent settled it first, it was never written, or a name is not ours
         self.dumping = None
 
 

@@ -68,12 +68,20 @@ class Hosts:
         return process
 
     def remove(self):
-        """Kills what was started (process groups, then anything left in the namespaces), removes the links."""
-        for process in self.processes:
-            if process.poll() is None:
+        """Ends what was started (SIGTERM, so that the switch removes its shared-memory directory, then SIGKILL
+        for what is left, process groups and anything in the namespaces), removes the links."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for process in self.processes:
+                if process.poll() is None:
+                    try:
+                        os.killpg(process.pid, sig)
+                    except ProcessLookupError:
+                        pass
+            deadline = time.monotonic() + 10
+            for process in self.processes:
                 try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
+                    process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
                     pass
         for name in self.names:
             left = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True, timeout=30)
@@ -82,11 +90,6 @@ class Hosts:
                     os.kill(int(pid), signal.SIGKILL)
                 except (ProcessLookupError, ValueError):
                     pass
-        for process in self.processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
         for name in self.names:
             subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)  # takes its veth end along
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True, timeout=30)

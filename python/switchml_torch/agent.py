@@ -11,6 +11,7 @@ freed in the order they were taken.
 import atexit
 import collections
 import ctypes
+import hashlib
 import mmap
 import os
 import shutil
@@ -76,19 +77,107 @@ def unstage_from_host(tensor, host):
     return tensor
 
 
-def _agent_command():
+_MAIN = "io.switchml.agent.AgentCommand"  # the agent's own main (its module's jar), not the whole command line's
+
+
+def _agent_launch():
+    """How to start the agent: (the command before its options, the environment, the class-data archive)."""
     java = os.environ.get("SWITCHML_JAVA")
     classpath = os.environ.get("SWITCHML_CLASSPATH")
     if java and classpath:
-        return [java, "-cp", classpath, "io.switchml.cli.SwitchMlCommand", "agent"]
-    script = Path(__file__).resolve().parents[2] / "switchml"
+        archive = ClassDataArchive.beside(Path(classpath.split(os.pathsep)[0]).parent, java, classpath)
+        return [java, *archive.options(), "-cp", classpath, _MAIN], None, archive
+    root = Path(__file__).resolve().parents[2]
+    script = root / "switchml"
     if script.is_file():
-        return [str(script), "agent"]
+        # ./switchml agent (it builds first where sources changed) runs the agent module's class path.
+        listed = root / "agent" / "target" / "agent-classpath.txt"
+        archive = ClassDataArchive.beside(listed.parent, "java", listed.read_text().strip() if listed.is_file() else "")
+        env = dict(os.environ)
+        env["SWITCHML_JAVA_OPTS"] = " ".join([env.get("SWITCHML_JAVA_OPTS", ""), *archive.options()]).strip()
+        return [str(script), "agent"], env, archive
     found = shutil.which("switchml")
     if found:
-        return [found, "agent"]
+        return [found, "agent"], None, ClassDataArchive(None)
     raise AgentError("cannot find the switchml command: run under `switchml torchrun`, set SWITCHML_JAVA and "
                      "SWITCHML_CLASSPATH, or put switchml on the PATH")
+
+
+class ClassDataArchive:
+    """The agent's classes as the JVM left them after loading them (a dynamic AppCDS archive, JDK 13+):
+    made by the first agent that exits normally (-XX:ArchiveClassesAtExit, into a name of its own, renamed
+    into place after), mapped by every later one (-XX:SharedArchiveFile), which then neither reads nor verifies
+    those classes again. Its name hashes the java command, the class path and every entry's size and time, so
+    a rebuild makes a new one (and the new one replaces the old); an archive the JVM still refuses is ignored
+    by it, as -Xshare:auto does. Kept beside the agent's jar (target/); none where that is not writable."""
+
+    def __init__(self, directory, key=None):
+        self.path = directory / ("agent-%s.jsa" % key) if directory is not None and key else None
+        self.dumping = None
+
+    @classmethod
+    def beside(cls, directory, java, classpath):
+        if not classpath or os.environ.get("SWITCHML_CDS", "1") == "0" or not os.access(directory, os.W_OK):
+            return cls(None)
+        java = os.path.realpath(shutil.which(java) or java)  # one name for the one JVM, however it was named
+        digest = hashlib.sha256(("%s\0%s" % (java, classpath)).encode())
+        for entry in classpath.split(os.pathsep):
+            try:
+                st = os.stat(entry)
+                digest.update(b"%d:%d;" % (st.st_size, st.st_mtime_ns))
+            except OSError:
+                digest.update(b"-;")
+        return cls(directory, digest.hexdigest()[:16])
+
+    def options(self):
+        if self.path is None:
+            return []
+        # Without the JVM's notes on classes it leaves out (or on an archive it refuses): they would bury the
+        # reason an agent failed at the end of its log, which is what an AgentError shows.
+        quiet = "-Xlog:cds=off"
+        if self.path.is_file():
+            return [quiet, "-XX:SharedArchiveFile=" + str(self.path)]
+        self.dumping = self.path.with_name("%s.%d-%d.tmp" % (self.path.name, os.getpid(), time.monotonic_ns()))
+        return [quiet, "-XX:ArchiveClassesAtExit=" + str(self.dumping)]
+
+    def settle(self, exit_code):
+        """After the agent ended: the archive it wrote becomes the one (when it exited normally), older ones go."""
+        if self.dumping is None:
+            return
+        try:
+            if exit_code == 0 and self.dumping.is_file():
+                os.replace(self.dumping, self.path)
+                for old in self.path.parent.glob("agent-*.jsa"):
+                    if old != self.path:
+                        old.unlink()
+                for left in self.path.parent.glob("agent-*.jsa.*.tmp"):  # of Python processes that died first
+                    if not _alive(int(left.name.rsplit(".", 2)[1].split("-")[0])):
+                        left.unlink()
+            else:
+                self.dumping.unlink()
+        except (OSError, ValueError):
+            pass  # another rank's agent settled it first, it was never written, or a name is not ours
+        self.dumping = None
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's
+    return True
+
+
+def local_address_toward(host):
+    """This host's IPv4 address on the route to ``host`` (connecting a UDP socket sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect((host, 9))
+        except OSError as e:
+            raise AgentError("no route to %s (MASTER_ADDR) to choose the address this rank listens on: %s" % (host, e)) from None
+        return probe.getsockname()[0]
 
 
 def _die_with_parent():
@@ -124,20 +213,26 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
     sock_path = os.path.join(directory, "agent.sock")
     shm_path = os.path.join(shm_dir, "switchml-%d-%d-%d" % (os.getpid(), rank, time.monotonic_ns()))
     log_path = os.path.join(directory, "agent.log")
-    command = _agent_command() + [
+    launch, env, archive = _agent_launch()
+    command = launch + [
         "--algo", algo, "--rank", str(rank), "--workers", str(world_size),
         "--socket", sock_path, "--shm", shm_path, "--shm-bytes", str(shm_bytes),
         "--connect-timeout", "PT%dS" % max(1, int(start_timeout)),
         "--operation-timeout", "PT%dS" % max(1, int(operation_timeout))]
     if algo == "switchml":
         command += ["--controller", controller, "--job", job]
-    for name, value in (settings or {}).items():
+    settings = dict(settings or {})
+    if algo in ("ring", "ps") and "localAddress" not in settings and os.environ.get("MASTER_ADDR"):
+        # The ring's and the servers' listeners: on the address other hosts reach this one by (the agent's
+        # default is loopback, which serves one host only).
+        settings["localAddress"] = local_address_toward(os.environ["MASTER_ADDR"])
+    for name, value in settings.items():
         command += ["--set", "%s=%s" % (name, value)]
     log = open(log_path, "wb")
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                                preexec_fn=_die_with_parent)
     log.close()
-    agent = Agent(process, sock_path, shm_path, log_path, directory, operation_timeout)
+    agent = Agent(process, sock_path, shm_path, log_path, directory, operation_timeout, archive)
     try:
         agent._connect(start_timeout, join_timeout, algo, exchange)
     except BaseException:
@@ -149,8 +244,9 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
 class Agent:
     """A started agent: ``allreduce_async`` reduces a tensor over all ranks (the comm hook's state)."""
 
-    def __init__(self, process, sock_path, shm_path, log_path, directory, operation_timeout):
+    def __init__(self, process, sock_path, shm_path, log_path, directory, operation_timeout, archive=None):
         self._process = process
+        self._archive = archive
         self._sock_path = sock_path
         self._shm_path = shm_path
         self._log_path = log_path
@@ -434,6 +530,8 @@ class Agent:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait(timeout=timeout)
+        if self._archive is not None:
+            self._archive.settle(self._process.returncode)
         if self._mm is not None:
             self._pending.clear()
             try:

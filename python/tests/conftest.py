@@ -1,4 +1,4 @@
-"""The tests start real agents: from the build (cli/target, as ./switchml runs it) unless
+"""The tests start real agents: from the build (agent/target, as ./switchml runs them) unless
 SWITCHML_JAVA and SWITCHML_CLASSPATH say otherwise; SWITCHML_COMMAND is the launcher (./switchml)."""
 
 import os
@@ -12,11 +12,11 @@ sys.path.insert(0, str(ROOT / "python"))
 
 
 def _build_classpath():
-    jar = ROOT / "cli/target/switchml-cli-0.1.0-SNAPSHOT.jar"
-    listed = ROOT / "cli/target/classpath.txt"
-    if not jar.is_file() or not listed.is_file():
-        pytest.exit("build the project first (mvn -B install -DskipTests): %s is missing" % jar, returncode=2)
-    return "%s:%s" % (jar, listed.read_text().strip())
+    """The agent's own class path, as ./switchml and switchml torchrun start it."""
+    listed = ROOT / "agent/target/agent-classpath.txt"
+    if not listed.is_file():
+        pytest.exit("build the project first (mvn -B -pl cli -am -DskipTests package): %s is missing" % listed, returncode=2)
+    return listed.read_text().strip()
 
 
 @pytest.fixture(autouse=True)

@@ -76,3 +76,23 @@ def test_an_agent_leaves_when_its_python_process_dies(tmp_path):
             return
         time.sleep(0.1)
     pytest.fail("agent %d still runs 60 s after its Python process died" % pid)
+
+
+def test_the_first_agent_leaves_its_classes_for_the_next_to_map(single_rank_group, tmp_path, monkeypatch):
+    # An archive of its own, beside a class path of its own (the build's, through a link in tmp_path).
+    jars = os.environ["SWITCHML_CLASSPATH"].split(os.pathsep)
+    os.symlink(jars[0], tmp_path / os.path.basename(jars[0]))
+    monkeypatch.setenv("SWITCHML_CLASSPATH", os.pathsep.join([str(tmp_path / os.path.basename(jars[0]))] + jars[1:]))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    (tmp_path / ("agent-0.jsa.%d-1.tmp" % gone.pid)).write_bytes(b"left by a process that died while its agent dumped")
+    for first in (True, False):
+        agent = switchml_torch.start_agent(algo="ring")
+        try:
+            assert ("-XX:ArchiveClassesAtExit" if first else "-XX:SharedArchiveFile") in " ".join(agent._process.args)
+            t = torch.ones(100)
+            assert torch.equal(agent.allreduce_async(t, op="sum").wait(), torch.ones(100))
+        finally:
+            agent.close()
+        assert agent._process.returncode == 0
+        assert [p.name for p in tmp_path.glob("agent-*")] == [agent._archive.path.name]

@@ -59,7 +59,9 @@ final class JobJoin implements AutoCloseable {
             props.setProperty(SwitchMLConfig.Key.JOB.property(), options.job());
             props.setProperty(SwitchMLConfig.Key.RANK.property(), String.valueOf(options.rank()));
             props.setProperty(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(options.workers()));
-            return SwitchMLConnection.connect(SwitchMLConfig.builder().properties(props).build());
+            // SWITCHML_* settings the launcher's environment holds (standbys, shards, localAddress...) apply too;
+            // the process's own options win.
+            return SwitchMLConnection.connect(SwitchMLConfig.builder().environment(System.getenv()).properties(props).build());
         }
         String[] ranks = peers.split(",");
         if (ranks.length != options.workers()) {

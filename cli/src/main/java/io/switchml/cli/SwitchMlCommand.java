@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "switchml", mixinStandardHelpOptions = true, version = "switchml 0.1.0",
         description = "In-network aggregation for distributed training on the JVM, after SwitchML (NSDI 2021).",
         subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, TrainCommand.class, DemoCommand.class,
-                AgentCommand.class, TorchrunCommand.class, TorchTrainCommand.class,
+                AgentCli.class, TorchrunCommand.class, TorchTrainCommand.class,
                 CtlCommand.class, CertsCommand.class, CostCommand.class,
                 CommandLine.HelpCommand.class})
 public final class SwitchMlCommand extends RootCommand {

@@ -65,6 +65,7 @@ final class TorchLauncher {
         try {
             String job = "torch-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
             int masterPort = freePort();
+            String agentClasspath = agentClasspath(home);
             for (int r = 0; r < workers; r++) {
                 List<String> command = new ArrayList<>(List.of(python, "-u"));
                 command.addAll(scriptAndArgs);
@@ -82,7 +83,7 @@ final class TorchLauncher {
                     env.put("SWITCHML_CONTROLLER", controller);
                 }
                 env.put("SWITCHML_JAVA", ProcessHandle.current().info().command().orElse("java"));
-                env.put("SWITCHML_CLASSPATH", System.getProperty("java.class.path"));
+                env.put("SWITCHML_CLASSPATH", agentClasspath);
                 String pythonPath = home.resolve("python").toString();
                 String old = env.get("PYTHONPATH");
                 env.put("PYTHONPATH", old == null || old.isEmpty() ? pythonPath : pythonPath + ":" + old);
@@ -174,6 +175,15 @@ final class TorchLauncher {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot find a free port for torch.distributed's rendezvous: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The class path the ranks start their agents with: the agent module's own in the source tree (a tenth of this
+     * one, which has Spark and DJL), else this command's (a distribution's lib/).
+     */
+    private static String agentClasspath(Path home) throws IOException {
+        Path own = home.resolve("agent/target/agent-classpath.txt");
+        return Files.isRegularFile(own) ? Files.readString(own).strip() : System.getProperty("java.class.path");
     }
 
     /** The repository, for its python/ directory: -Dswitchml.home (set by ./switchml), else found from this jar's place. */

@@ -5,6 +5,7 @@ import io.switchml.api.FusedMean;
 import io.switchml.api.StepCountMismatchException;
 import io.switchml.api.TensorLayout;
 import io.switchml.api.UnevenInputs;
+import org.tensorflow.GraphOperation;
 import org.tensorflow.Operand;
 import org.tensorflow.Output;
 import org.tensorflow.Result;
@@ -16,7 +17,11 @@ import org.tensorflow.types.TFloat32;
 import org.tensorflow.types.family.TType;
 
 import java.nio.FloatBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -60,6 +65,9 @@ public final class DistributedOptimizer implements AutoCloseable {
     private Fused<TFloat32> fused;
     private List<FloatBuffer> averaged;
     private Op update;
+    /** The update's variable updates (what reads the averaged gradients), then the optimizer's own bookkeeping. */
+    private List<GraphOperation> variableUpdates;
+    private List<GraphOperation> bookkeeping;
     private boolean agreed;
     private long steps;
     private long aggregationNanos;
@@ -106,6 +114,7 @@ public final class DistributedOptimizer implements AutoCloseable {
             averages.add(new Optimizer.GradAndVar(f.unpacked().get(i).asOutput(), vars.get(i)));
         }
         this.update = optimizer.applyGradients(averages, "switchml_update");
+        splitUpdate(f);
         this.layout = trainable;
         this.variables = List.copyOf(vars);
         this.fused = f;
@@ -172,8 +181,44 @@ public final class DistributedOptimizer implements AutoCloseable {
         });
     }
 
+    /**
+     * TensorFlow Java's optimizers group their variable updates and their own state's updates (Adam's
+     * beta powers, which the variable updates read) under one op with no order between them (in
+     * 1.1.0): the variables then depend on which ran first, and workers applying the same averaged
+     * gradients could end with different variables. So the update runs in two session runs: the
+     * ops that read the gradients, then the rest.
+     */
+    private void splitUpdate(Fused<TFloat32> f) {
+        Set<GraphOperation> downstream = new HashSet<>();
+        Deque<GraphOperation> next = new ArrayDeque<>();
+        f.placeholders().forEach(p -> next.add((GraphOperation) p.op()));
+        while (!next.isEmpty()) {
+            GraphOperation op = next.pop();
+            if (downstream.add(op)) {
+                next.addAll(op.consumers());
+            }
+        }
+        GraphOperation group = (GraphOperation) update.op();
+        variableUpdates = new ArrayList<>();
+        bookkeeping = new ArrayList<>();
+        for (GraphOperation op : group.controlInputs()) {
+            (downstream.contains(op) ? variableUpdates : bookkeeping).add(op);
+        }
+        if (variableUpdates.isEmpty()) {
+            variableUpdates.add(group); // not a group: the update is the op itself
+            bookkeeping.clear();
+        }
+    }
+
     private void apply(Session session) {
-        fused.feed(session.runner()).addTarget(update).run().close();
+        Session.Runner first = fused.feed(session.runner());
+        variableUpdates.forEach(first::addTarget);
+        first.run().close();
+        if (!bookkeeping.isEmpty()) {
+            Session.Runner then = session.runner();
+            bookkeeping.forEach(then::addTarget);
+            then.run().close();
+        }
     }
 
     private void agreeOnce() {

@@ -19,14 +19,14 @@ import java.util.zip.CRC32C;
  * TensorFlow Java's optimizers find) in graph order, which is the order the program built them in:
  * the same on every worker that runs the same program. Their layout names them by operation name.
  */
-final class GraphVariables {
+public final class GraphVariables {
     static final String VARIABLE = "VariableV2";
 
     private GraphVariables() {
     }
 
     /** Every variable of the graph, in graph order. */
-    static List<Output<?>> all(Graph graph) {
+    public static List<Output<?>> all(Graph graph) {
         List<Output<?>> variables = new ArrayList<>();
         Iterator<GraphOperation> ops = graph.operations();
         while (ops.hasNext()) {
@@ -53,7 +53,7 @@ final class GraphVariables {
     }
 
     /** A CRC32C of the variables' values, in order: equal on workers whose variables are bit-identical. */
-    static long checksum(Session session, List<? extends Output<?>> variables) {
+    public static long checksum(Session session, List<? extends Output<?>> variables) {
         CRC32C crc = new CRC32C();
         for (Output<?> v : variables) {
             try (Tensor value = session.runner().fetch(v).run().get(0)) {

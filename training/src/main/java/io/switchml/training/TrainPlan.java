@@ -25,10 +25,18 @@ import java.util.Map;
  * @param bucketBytes  tensor-fusion threshold
  * @param compression  {@code topk} and {@code qsgd}: their settings (the top-k momentum comes from the optimizer)
  * @param optimizer    what applies the aggregated gradient ({@link TrainOptimizer})
+ * @param framework    what trains the model (DJL unless told otherwise)
  */
 public record TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                         long seed, Path data, int trainLimit, long bucketBytes, Compression compression,
-                        TrainOptimizer optimizer) {
+                        TrainOptimizer optimizer, Framework framework) {
+    /** Trained with DJL. */
+    public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
+                     long seed, Path data, int trainLimit, long bucketBytes, Compression compression, TrainOptimizer optimizer) {
+        this(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression, optimizer,
+                Framework.DJL);
+    }
+
     /** With the default compression settings and the aggregation's default optimizer. */
     public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                      long seed, Path data, int trainLimit, long bucketBytes) {
@@ -46,6 +54,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         config = Map.copyOf(config);
         java.util.Objects.requireNonNull(compression, "compression");
         java.util.Objects.requireNonNull(optimizer, "optimizer");
+        java.util.Objects.requireNonNull(framework, "framework");
         if (compression.momentum() != 0) {
             throw new IllegalArgumentException("the top-k momentum correction follows the optimizer (sgd with topk); got "
                     + compression.toSpec());
@@ -61,12 +70,18 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
         return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression,
-                optimizer);
+                optimizer, framework);
     }
 
     /** The same plan with another aggregation (a comparison runs one plan per method), optimizer and learning rate. */
     public TrainPlan withAggregation(Aggregation a, TrainOptimizer o, float lr) {
-        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o);
+        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o, framework);
+    }
+
+    /** The same plan trained by another framework. */
+    public TrainPlan withFramework(Framework f) {
+        return new TrainPlan(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes,
+                compression, optimizer, f);
     }
 
     /** The same plan with another aggregation, the same optimizer. */
@@ -92,6 +107,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         args.add("bucket=" + bucketBytes);
         args.add("compression=" + compression.toSpec());
         args.add("optimizer=" + optimizer.toSpec());
+        args.add("framework=" + framework.id());
         return args;
     }
 
@@ -101,6 +117,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
                 Integer.parseInt(a.required("epochs")), Integer.parseInt(a.required("batch")),
                 Float.parseFloat(a.required("lr")), Long.parseLong(a.required("seed")), Path.of(a.required("data")),
                 Integer.parseInt(a.required("limit")), Long.parseLong(a.required("bucket")),
-                Compression.parse(a.plan().get("compression")), TrainOptimizer.parse(a.required("optimizer")));
+                Compression.parse(a.plan().get("compression")), TrainOptimizer.parse(a.required("optimizer")),
+                Framework.named(a.plan().getOrDefault("framework", Framework.DJL.id())));
     }
 }

@@ -32,6 +32,8 @@ public final class TrainRunner {
     static final List<String> WORKER_JVM_OPTIONS = List.of("-Xmx1g", "-Dai.djl.offline=true",
             "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
             "-Dorg.slf4j.simpleLogger.log.ai.djl=error");
+    /** TensorFlow's native start-up lines (CPU features, oneDNN) are INFO: warnings and errors only. */
+    static final Map<String, String> TENSORFLOW_ENVIRONMENT = Map.of("TF_CPP_MIN_LOG_LEVEL", "1", "TF_ENABLE_ONEDNN_OPTS", "0");
     /** A notice PyTorch prints at start-up about its own internals (DJL's JNI uses a deprecated guard): not the user's business. */
     private static final String PYTORCH_NOTICE = "AutoNonVariableTypeMode is deprecated";
 
@@ -75,10 +77,14 @@ public final class TrainRunner {
         }
         FashionMnist.requirePresent(options.plan().data());
         quietOfflineEngine();
-        // Load PyTorch here once, so a broken install fails before any worker starts, and the native
+        // Load the engine here once, so a broken install fails before any worker starts, and the native
         // library is unpacked from its jar by one process rather than by every worker at once.
-        Engine engine = Engine.getEngine("PyTorch");
-        progress.println("engine: " + engine.getEngineName() + " " + engine.getVersion());
+        if (options.plan().framework() == Framework.TENSORFLOW) {
+            progress.println("engine: " + TensorFlowWorker.engine());
+        } else {
+            Engine engine = Engine.getEngine("PyTorch");
+            progress.println("engine: " + engine.getEngineName() + " " + engine.getVersion());
+        }
         if (options.rack() != null) {
             return runInRack(epochs);
         }
@@ -151,7 +157,8 @@ public final class TrainRunner {
             }
         };
         long start = System.nanoTime();
-        progress.println("starting " + n + " training worker process(es), aggregation " + plan.aggregation() + ", optimizer "
+        progress.println("starting " + n + " training worker process(es), " + plan.framework() + ", aggregation "
+                + plan.aggregation() + ", optimizer "
                 + plan.optimizer().describe(plan.learningRate(), plan.aggregation()));
         try (WorkerGroup workers = new WorkerGroup(options.timeout())) {
             for (int r = 0; r < n; r++) {
@@ -162,7 +169,8 @@ public final class TrainRunner {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
-                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), mine.toArgs(), WORKER_JVM_OPTIONS, Map.of(),
+                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), mine.toArgs(), WORKER_JVM_OPTIONS,
+                        plan.framework() == Framework.TENSORFLOW ? TENSORFLOW_ENVIRONMENT : Map.of(),
                         exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
             }
             if (exchangesEndpoints) {

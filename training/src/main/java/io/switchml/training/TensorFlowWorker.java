@@ -161,15 +161,20 @@ final class TensorFlowWorker {
 
     /** TensorFlow's optimizer for the plan's: Adam (its default betas and epsilon, as DJL's), or momentum SGD at a fixed rate. */
     private Optimizer optimizer(Graph graph) {
+        requireSupported(plan);
         TrainOptimizer o = plan.optimizer();
-        if (o.schedule() != TrainOptimizer.Schedule.FIXED) {
-            throw new IllegalArgumentException("--framework tensorflow trains at a fixed learning rate (TensorFlow Java's"
-                    + " optimizers take a constant one); give --lr-schedule fixed instead of " + o.schedule().id());
-        }
         return switch (o.kind()) {
             case ADAM -> new Adam(graph, plan.learningRate());
             case SGD -> new Momentum(graph, plan.learningRate(), o.correctsMomentumIn(plan.aggregation()) ? 0f : o.momentum());
         };
+    }
+
+    /** Fails, before any worker starts, on what this path cannot train: a learning-rate schedule. */
+    static void requireSupported(TrainPlan plan) {
+        if (plan.optimizer().schedule() != TrainOptimizer.Schedule.FIXED) {
+            throw new IllegalArgumentException("--framework tensorflow trains at a fixed learning rate (TensorFlow Java's"
+                    + " optimizers take a constant one); give --lr-schedule fixed instead of " + plan.optimizer().schedule().id());
+        }
     }
 
     private static void permute(int[] order, Random random) {

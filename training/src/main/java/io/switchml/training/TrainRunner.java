@@ -75,6 +75,9 @@ public final class TrainRunner {
         if (aggregation == Aggregation.NONE && n != 1) {
             throw new IllegalArgumentException("--aggregation none trains one process alone; use --workers 1");
         }
+        if (options.plan().framework() == Framework.TENSORFLOW) {
+            TensorFlowWorker.requireSupported(options.plan());
+        }
         FashionMnist.requirePresent(options.plan().data());
         quietOfflineEngine();
         // Load the engine here once, so a broken install fails before any worker starts, and the native

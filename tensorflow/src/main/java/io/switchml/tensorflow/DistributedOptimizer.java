@@ -144,7 +144,7 @@ public final class DistributedOptimizer implements AutoCloseable {
                 gradients.add(TensorMemory.floats((TFloat32) result.get(fetches.length + b)));
             }
             // The step's agreement goes first and the buckets right behind it, without waiting for it.
-            FusedMean.average(allReduce, gradients, averaged, uneven.stepAsync(), b -> { });
+            FusedMean.average(allReduce, gradients, averaged, uneven.stepAsync(), b -> { }, b -> { });
             aggregationNanos += System.nanoTime() - start;
             apply(session);
             steps++;
@@ -176,7 +176,7 @@ public final class DistributedOptimizer implements AutoCloseable {
                     bucket.put(i, 0f);
                 }
             }
-            FusedMean.average(allReduce, averaged, averaged, CompletableFuture.completedFuture(training), b -> { });
+            FusedMean.average(allReduce, averaged, averaged, CompletableFuture.completedFuture(training), b -> { }, b -> { });
             apply(session);
         });
     }

@@ -28,7 +28,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * Data-parallel training of a Fashion-MNIST classifier with DJL: all workers on this host (the
+ * Data-parallel training of a Fashion-MNIST classifier with DJL or TensorFlow: all workers on this host (the
  * default), or, with {@code --rank}, one worker of a job spread over several hosts.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,

@@ -10,12 +10,12 @@ import org.tensorflow.Operand;
 import org.tensorflow.Output;
 import org.tensorflow.Result;
 import org.tensorflow.Session;
-import org.tensorflow.Tensor;
 import org.tensorflow.TensorFlow;
 import org.tensorflow.framework.optimizers.Adam;
 import org.tensorflow.framework.optimizers.Momentum;
 import org.tensorflow.framework.optimizers.Optimizer;
 import org.tensorflow.ndarray.Shape;
+import org.tensorflow.op.Op;
 import org.tensorflow.op.Ops;
 import org.tensorflow.op.core.Placeholder;
 import org.tensorflow.op.core.Variable;
@@ -27,6 +27,8 @@ import org.tensorflow.types.TInt64;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
 
@@ -59,68 +61,46 @@ final class TensorFlowWorker {
                          Operand<TInt64> correct) {
     }
 
+    /** One training step on the batch in {@code x} and {@code y}: its result holds the loss and the correct count. */
+    private interface Step {
+        Result run(TFloat32 x, TInt32 y);
+    }
+
     TrainedParameters train(AllReduce allReduce, int rank, FashionMnist.Split shard, FashionMnist.Split test,
                             Consumer<String> reports) {
-        // The steps of the run (the short last batch is dropped).
-        int stepsPerEpoch = shard.size() / plan.batchSize();
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         try (Graph graph = new Graph()) {
             Model model = build(graph, new Random(plan.seed() + rank));
             Optimizer optimizer = optimizer(graph);
             try (DistributedOptimizer distributed = allReduce == null ? null
                     : new DistributedOptimizer(allReduce, optimizer, plan.bucketBytes())) {
-                org.tensorflow.op.Op update = distributed == null ? optimizer.minimize(model.loss())
-                        : distributed.minimize(model.loss());
-                try (Session session = new Session(graph, ONE_THREAD)) {
+                Op update = distributed == null ? optimizer.minimize(model.loss()) : distributed.minimize(model.loss());
+                try (Session session = new Session(graph, ONE_THREAD);
+                     TFloat32 x = TFloat32.tensorOf(Shape.of(plan.batchSize(), FashionMnist.PIXELS));
+                     TInt32 y = TInt32.tensorOf(Shape.of(plan.batchSize()))) {
                     session.initialize();
                     if (allReduce != null) {
                         VariableBroadcast.fromRank(allReduce, session, 0, plan.bucketBytes());
                     }
+                    Step step = distributed == null
+                            ? (xs, ys) -> session.runner().feed(model.images(), xs).feed(model.labels(), ys)
+                            .fetch(model.loss()).fetch(model.correct()).addTarget(update).run()
+                            : (xs, ys) -> distributed.step(session, run -> run.feed(model.images(), xs).feed(model.labels(), ys),
+                            model.loss(), model.correct());
                     float[] pixels = shard.scaledPixels();
-                    float[] labels = shard.labels();
                     float[] testPixels = test == null ? null : test.scaledPixels();
-                    int[] order = new int[shard.size()];
                     Random shuffle = new Random(plan.seed() * 31 + rank);
                     double testAccuracy = Double.NaN;
-                    try (TFloat32 x = TFloat32.tensorOf(Shape.of(plan.batchSize(), FashionMnist.PIXELS));
-                         TInt32 y = TInt32.tensorOf(Shape.of(plan.batchSize()))) {
-                        FloatBuffer xs = TensorMemory.floats(x);
-                        java.nio.IntBuffer ys = TensorMemory.ints(y);
-                        for (int epoch = 1; epoch <= plan.epochs(); epoch++) {
-                            permute(order, shuffle);
-                            double lossSum = 0;
-                            long correct = 0;
-                            long stepNanos = 0;
-                            long aggregationBefore = distributed == null ? 0 : distributed.aggregationNanos();
-                            for (int step = 0; step < stepsPerEpoch; step++) {
-                                // The batch is written straight into the fed tensors' memory.
-                                for (int i = 0; i < plan.batchSize(); i++) {
-                                    int image = order[step * plan.batchSize() + i];
-                                    xs.put(i * FashionMnist.PIXELS, pixels, image * FashionMnist.PIXELS, FashionMnist.PIXELS);
-                                    ys.put(i, (int) labels[image]);
-                                }
-                                long start = System.nanoTime();
-                                try (Result r = distributed == null
-                                        ? session.runner().feed(model.images(), x).feed(model.labels(), y)
-                                        .fetch(model.loss()).fetch(model.correct()).addTarget(update).run()
-                                        : distributed.step(session, run -> run.feed(model.images(), x).feed(model.labels(), y),
-                                        model.loss(), model.correct())) {
-                                    lossSum += ((TFloat32) r.get(0)).getFloat();
-                                    correct += ((TInt64) r.get(1)).getLong();
-                                }
-                                stepNanos += System.nanoTime() - start;
-                            }
-                            if (distributed != null) {
-                                distributed.finish(); // every rank ends the epoch at the same step
-                            }
-                            long aggregation = distributed == null ? 0 : distributed.aggregationNanos() - aggregationBefore;
-                            long images = (long) stepsPerEpoch * plan.batchSize();
-                            testAccuracy = test == null ? Double.NaN : accuracy(session, model, testPixels, test.labels());
-                            reports.accept(new EpochReport(rank, epoch, stepsPerEpoch, images,
-                                    stepsPerEpoch == 0 ? Double.NaN : lossSum / stepsPerEpoch,
-                                    images == 0 ? Double.NaN : (double) correct / images, stepNanos / 1e9, aggregation / 1e9,
-                                    testAccuracy).toLine());
+                    for (int epoch = 1; epoch <= plan.epochs(); epoch++) {
+                        long aggregationBefore = distributed == null ? 0 : distributed.aggregationNanos();
+                        EpochReport trained = epoch(rank, epoch, pixels, shard.labels(), shuffle, step, x, y);
+                        if (distributed != null) {
+                            distributed.finish(); // every rank ends the epoch at the same step
                         }
+                        long aggregation = distributed == null ? 0 : distributed.aggregationNanos() - aggregationBefore;
+                        testAccuracy = test == null ? Double.NaN : accuracy(session, model, testPixels, test.labels());
+                        reports.accept(new EpochReport(rank, epoch, trained.steps(), trained.images(), trained.loss(),
+                                trained.accuracy(), trained.seconds(), aggregation / 1e9, testAccuracy).toLine());
                     }
                     if (allReduce != null) {
                         allReduce.barrier(); // nobody leaves while others still train
@@ -131,6 +111,37 @@ final class TensorFlowWorker {
                 }
             }
         }
+    }
+
+    /**
+     * One pass over the shard ({@code pixels} scaled, {@code labels}) in a random order, the short last batch dropped, each batch written straight into the
+     * fed tensors' memory; the report has no aggregation time or test accuracy yet.
+     */
+    private EpochReport epoch(int rank, int epoch, float[] pixels, float[] labels, Random shuffle, Step step, TFloat32 x,
+                              TInt32 y) {
+        int[] order = permutation(labels.length, shuffle);
+        FloatBuffer xs = TensorMemory.floats(x);
+        IntBuffer ys = TensorMemory.ints(y);
+        int steps = labels.length / plan.batchSize();
+        double lossSum = 0;
+        long correct = 0;
+        long stepNanos = 0;
+        for (int s = 0; s < steps; s++) {
+            for (int i = 0; i < plan.batchSize(); i++) {
+                int image = order[s * plan.batchSize() + i];
+                xs.put(i * FashionMnist.PIXELS, pixels, image * FashionMnist.PIXELS, FashionMnist.PIXELS);
+                ys.put(i, (int) labels[image]);
+            }
+            long start = System.nanoTime();
+            try (Result r = step.run(x, y)) {
+                lossSum += ((TFloat32) r.get(0)).getFloat();
+                correct += ((TInt64) r.get(1)).getLong();
+            }
+            stepNanos += System.nanoTime() - start;
+        }
+        long images = (long) steps * plan.batchSize();
+        return new EpochReport(rank, epoch, steps, images, steps == 0 ? Double.NaN : lossSum / steps,
+                images == 0 ? Double.NaN : (double) correct / images, stepNanos / 1e9, 0, Double.NaN);
     }
 
     private Model build(Graph graph, Random random) {
@@ -177,16 +188,19 @@ final class TensorFlowWorker {
         }
     }
 
-    private static void permute(int[] order, Random random) {
-        for (int i = 0; i < order.length; i++) {
+    /** 0..n-1 shuffled (Fisher-Yates). */
+    private static int[] permutation(int n, Random random) {
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
             order[i] = i;
         }
-        for (int i = order.length - 1; i > 0; i--) {
+        for (int i = n - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
             int t = order[i];
             order[i] = order[j];
             order[j] = t;
         }
+        return order;
     }
 
     private static double accuracy(Session session, Model model, float[] pixels, float[] labels) {
@@ -211,19 +225,16 @@ final class TensorFlowWorker {
      * Every variable's values (the optimizer's too) in graph order, and their checksum: equal on ranks whose variables
      * are bit-identical.
      */
-    private static TrainedParameters parameters(Session session, java.util.List<Output<?>> variables) {
+    private static TrainedParameters parameters(Session session, List<Output<?>> variables) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        for (Operand<?> v : variables) {
+        for (Output<?> v : variables) {
             try (Result r = session.runner().fetch(v).run()) {
-                Tensor t = r.get(0);
-                ByteBuffer memory = TensorMemory.bytes(t);
-                crc.update(memory.duplicate());
+                ByteBuffer memory = TensorMemory.bytes(r.get(0));
                 byte[] copy = new byte[memory.remaining()];
                 memory.get(copy);
                 bytes.writeBytes(copy);
             }
         }
-        return new TrainedParameters(crc.getValue(), bytes.toByteArray());
+        return new TrainedParameters(GraphVariables.checksum(session, variables), bytes.toByteArray());
     }
 }

@@ -108,7 +108,8 @@ public final class DistributedOptimizer implements AutoCloseable {
         }
         TensorLayout trainable = GraphVariables.layout(vars, false);
         Ops tf = optimizer.getTF().withSubScope("switchml");
-        Fused<TFloat32> f = new Fused<>(tf, trainable, gradients, TFloat32.class, bucketBytes, TFloat32::tensorOf);
+        Fused<TFloat32> f = new Fused<>(tf, trainable, gradients, vars.stream().map(Output::shape).toList(), TFloat32.class,
+                bucketBytes, TFloat32::tensorOf);
         List<Optimizer.GradAndVar<? extends TType>> averages = new ArrayList<>();
         for (int i = 0; i < vars.size(); i++) {
             averages.add(new Optimizer.GradAndVar(f.unpacked().get(i).asOutput(), vars.get(i)));

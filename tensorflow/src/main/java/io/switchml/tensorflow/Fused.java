@@ -31,9 +31,10 @@ final class Fused<T extends TType> implements AutoCloseable {
 
     /**
      * @param tensors  the layout's tensors, in its order
+     * @param shapes   each tensor's shape, from its variable's (a gradient's may not be known before it runs)
      * @param allocate a tensor of the given shape, for the fed buckets
      */
-    Fused(Ops tf, TensorLayout layout, List<Operand<T>> tensors, Class<T> type, long bucketBytes,
+    Fused(Ops tf, TensorLayout layout, List<Operand<T>> tensors, List<Shape> shapes, Class<T> type, long bucketBytes,
           Function<Shape, T> allocate) {
         this.buckets = layout.buckets(bucketBytes);
         Operand<TInt64> flat = tf.constant(new long[] {-1});
@@ -51,8 +52,7 @@ final class Fused<T extends TType> implements AutoCloseable {
                 List<Output<T>> parts = sizes.length == 1 ? List.of(in.output())
                         : tf.splitV(in, tf.constant(sizes), tf.constant(0), (long) sizes.length).output();
                 for (int i = bucket.from(); i < bucket.to(); i++) {
-                    long[] dims = tensors.get(i).shape().asArray();
-                    unpacked.add(tf.reshape(parts.get(i - bucket.from()), tf.constant(dims)));
+                    unpacked.add(tf.reshape(parts.get(i - bucket.from()), tf.constant(shapes.get(i).asArray())));
                 }
                 fed.add(allocate.apply(Shape.of(bucket.elements())));
             }

@@ -47,7 +47,8 @@ public final class VariableBroadcast {
         for (Output<?> v : variables) {
             bits.add(tf.bitcast(v, TInt32.class));
         }
-        try (Fused<TInt32> fused = new Fused<>(tf, layout, bits, TInt32.class, bucketBytes, TInt32::tensorOf)) {
+        try (Fused<TInt32> fused = new Fused<>(tf, layout, bits, variables.stream().map(Output::shape).toList(), TInt32.class,
+                bucketBytes, TInt32::tensorOf)) {
             List<Op> assigns = new ArrayList<>();
             for (int i = 0; i < variables.size(); i++) {
                 assigns.add(assign(tf, variables.get(i), fused.unpacked().get(i)));

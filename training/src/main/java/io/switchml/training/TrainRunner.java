@@ -33,9 +33,13 @@ public final class TrainRunner {
             "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
             "-Dorg.slf4j.simpleLogger.log.ai.djl=error");
     /** TensorFlow's native start-up lines (CPU features, oneDNN) are INFO: warnings and errors only. */
-    static final Map<String, String> TENSORFLOW_ENVIRONMENT = Map.of("TF_CPP_MIN_LOG_LEVEL", "1", "TF_ENABLE_ONEDNN_OPTS", "0");
-    /** A notice PyTorch prints at start-up about its own internals (DJL's JNI uses a deprecated guard): not the user's business. */
-    private static final String PYTORCH_NOTICE = "AutoNonVariableTypeMode is deprecated";
+    static final Map<String, String> TENSORFLOW_ENVIRONMENT = Map.of("TF_CPP_MIN_LOG_LEVEL", "1");
+    /**
+     * Notices the engines print at start-up about their own internals, not the user's business: PyTorch's (DJL's JNI uses
+     * a deprecated guard), and TensorFlow's logging set-up and graph optimizer, which TF_CPP_MIN_LOG_LEVEL leaves on.
+     */
+    private static final List<String> ENGINE_NOTICES = List.of("AutoNonVariableTypeMode is deprecated",
+            "All log messages before absl::InitializeLog() is called", "mlir_graph_optimization_pass.cc");
 
     /**
      * @param controller {@code HOST:PORT} of a running switch's controller, or null to embed one
@@ -154,7 +158,7 @@ public final class TrainRunner {
         PrintStream workerErrors = new PrintStream(progress, true, java.nio.charset.StandardCharsets.UTF_8) {
             @Override
             public void println(String line) {
-                if (!line.contains(PYTORCH_NOTICE)) {
+                if (ENGINE_NOTICES.stream().noneMatch(line::contains)) {
                     super.println(line);
                 }
             }

@@ -34,7 +34,8 @@ import java.util.function.Consumer;
 
 /**
  * {@link TrainWorker}'s job with TensorFlow Java: the same perceptron as {@link Classifier}
- * (784-256-128-10, ReLU, Glorot-uniform weights, zero biases), softmax cross-entropy over the batch
+ * (784-256-128-10, ReLU, weights drawn as DJL's default draws them: normal with standard deviation
+ * sqrt(2 / inputs); zero biases), softmax cross-entropy over the batch
  * mean, the plan's optimizer, batches drawn at random each epoch with the short last one dropped,
  * gradients averaged by a {@link DistributedOptimizer} and rank 0's initial variables broadcast
  * ({@link VariableBroadcast}). One CPU thread per worker, as the DJL path runs PyTorch.
@@ -158,12 +159,12 @@ final class TensorFlowWorker {
         return new Model(graph, images, labels, loss, correct);
     }
 
-    /** {@code input x weight + bias}, the weight Glorot-uniform from {@code random}, the bias zero. */
+    /** {@code input x weight + bias}, the weight from {@code random} as DJL initializes a Linear's (He), the bias zero. */
     private static Operand<TFloat32> dense(Ops tf, String name, Operand<TFloat32> input, int in, int out, Random random) {
-        float limit = (float) Math.sqrt(6.0 / (in + out));
+        double deviation = Math.sqrt(2.0 / in);
         float[] w = new float[in * out];
         for (int i = 0; i < w.length; i++) {
-            w[i] = (random.nextFloat() * 2 - 1) * limit;
+            w[i] = (float) (random.nextGaussian() * deviation);
         }
         Variable<TFloat32> weight = tf.withName(name + "_weight").variable(tf.reshape(tf.constant(w), tf.constant(new long[] {in, out})));
         Variable<TFloat32> bias = tf.withName(name + "_bias").variable(tf.zeros(tf.constant(new long[] {out}), TFloat32.class));

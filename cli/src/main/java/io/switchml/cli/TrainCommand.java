@@ -7,6 +7,7 @@ import io.switchml.launch.WorkerConnection;
 import io.switchml.spark.SparkTrainRunner;
 import io.switchml.spark.SparkTrainingResult;
 import io.switchml.training.Aggregation;
+import io.switchml.training.Framework;
 import io.switchml.training.TrainPlan;
 import io.switchml.training.TrainPlot;
 import io.switchml.training.TrainRunner;
@@ -29,11 +30,11 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * Data-parallel training of a Fashion-MNIST classifier with DJL: all workers on this host (the
+ * Data-parallel training of a Fashion-MNIST classifier with DJL or TensorFlow: all workers on this host (the
  * default), or, with {@code --rank}, one worker of a job spread over several hosts.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = {"Train a Fashion-MNIST classifier (DJL, PyTorch) data-parallel over worker processes, gradients summed"
+        description = {"Train a Fashion-MNIST classifier (DJL with PyTorch, or TensorFlow) data-parallel over worker processes, gradients summed"
                 + " through the switch (or the ring / parameter-server / compression baselines).",
                 "A list of --aggregation (and, with --rack, of --rate) trains once with each: the side-by-side comparison.",
                 "Without --rank: an embedded switch (unless --controller) and --workers processes on this host.",
@@ -49,6 +50,10 @@ final class TrainCommand implements Callable<Integer> {
 
     @Mixin
     TrainOptions training;
+
+    @Option(names = "--framework", defaultValue = "djl", description = "What trains the perceptron: djl (DJL with PyTorch)"
+            + " or tensorflow (TensorFlow Java, fixed learning rate) (default: ${DEFAULT-VALUE}).")
+    String framework;
 
     @Option(names = "--controller", description = "HOST:PORT of a running switch's controller instead of an embedded switch.")
     String controller;
@@ -122,7 +127,8 @@ final class TrainCommand implements Callable<Integer> {
         if (workers < 1) {
             throw new IllegalArgumentException("--workers must be at least 1");
         }
-        List<TrainPlan> plans = training.plans();
+        Framework trainer = Framework.named(framework);
+        List<TrainPlan> plans = training.plans().stream().map(p -> p.withFramework(trainer)).toList();
         if (sparkMaster != null) {
             return runOnSpark(plans, json);
         }
@@ -243,6 +249,9 @@ final class TrainCommand implements Callable<Integer> {
                     + " --rack, --rate and --plot");
         }
         for (TrainPlan plan : plans) {
+            if (plan.framework() != Framework.DJL) {
+                throw new IllegalArgumentException("--spark-master trains with DJL; drop --framework " + plan.framework());
+            }
             if (plan.aggregation() == Aggregation.NONE) {
                 throw new IllegalArgumentException("--spark-master trains data-parallel: use --aggregation switchml, ring or ps");
             }

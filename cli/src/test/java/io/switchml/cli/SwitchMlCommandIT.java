@@ -145,6 +145,20 @@ class SwitchMlCommandIT {
         assertThat(err.toString()).contains("unknown learning-rate schedule 'step'; known: fixed, cosine");
         assertThat(cl.execute("train", "--lr", "0", "--limit", "64")).isNotZero();
         assertThat(err.toString()).contains("--lr must be positive, not 0.0");
+        assertThat(cl.execute("train", "--framework", "jax", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("unknown framework 'jax'; known: djl, tensorflow");
+        assertThat(cl.execute("train", "--framework", "tensorflow", "--optimizer", "sgd", "--limit", "64")).isNotZero();
+        assertThat(err.toString()).contains("--framework tensorflow trains at a fixed learning rate");
+    }
+
+    @Test
+    void trainWithTensorflowEndsWithOneJsonObjectAndIdenticalVariables() {
+        // The ring here; TrainRunnerIT trains TensorFlow through the switch.
+        String out = run("train", "--framework", "tensorflow", "--aggregation", "ring", "--workers", "2", "--epochs", "1",
+                "--limit", "512", "--batch-size", "32", "--format", "json");
+        assertThat(out.strip().lines().toList()).hasSize(1);
+        assertThat(out.strip()).startsWith("{").contains("\"aggregation\": \"ring\"", "\"workers\": 2",
+                "\"test_accuracy\": 0.", "\"parameters_identical\": true");
     }
 
     @Test

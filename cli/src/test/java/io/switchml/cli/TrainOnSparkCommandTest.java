@@ -35,6 +35,7 @@ class TrainOnSparkCommandTest {
     void trainingAloneOrInTheRackIsNotForSpark() {
         for (String[] args : new String[][]{
                 {"train", "--spark-master", "local[2]", "--aggregation", "none"},
+                {"train", "--spark-master", "local[2]", "--framework", "tensorflow"},
                 {"train", "--spark-master", "local[2]", "--rank", "0", "--controller", "127.0.0.1:50099"}}) {
             StringWriter err = new StringWriter();
             CommandLine cli = SwitchMlCommand.commandLine();

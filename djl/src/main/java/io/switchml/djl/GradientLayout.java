@@ -5,12 +5,10 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
+import io.switchml.api.TensorLayout;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -33,14 +31,11 @@ public final class GradientLayout {
     }
 
     private final List<Entry> entries;
-    private final long totalElements;
-    private final long fingerprint;
+    private final TensorLayout tensors;
 
-    private GradientLayout(List<Entry> entries) {
+    private GradientLayout(List<Entry> entries, TensorLayout tensors) {
         this.entries = List.copyOf(entries);
-        this.totalElements = entries.isEmpty() ? 0 : entries.get(entries.size() - 1).offset()
-                + entries.get(entries.size() - 1).elements();
-        this.fingerprint = fingerprintOf(entries);
+        this.tensors = tensors;
     }
 
     /** The parameters that take gradients (what data-parallel training must sum), initialized. */
@@ -55,7 +50,7 @@ public final class GradientLayout {
 
     private static GradientLayout of(Block block, Predicate<Parameter> include) {
         List<Entry> entries = new ArrayList<>();
-        Set<String> names = new HashSet<>();
+        TensorLayout.Builder tensors = TensorLayout.builder();
         long offset = 0;
         for (Pair<String, Parameter> p : block.getParameters()) {
             Parameter parameter = p.getValue();
@@ -63,10 +58,6 @@ public final class GradientLayout {
                 continue;
             }
             String name = p.getKey();
-            if (!names.add(name)) {
-                throw new IllegalArgumentException("the block has two parameters named '" + name
-                        + "': a canonical order needs unique names");
-            }
             if (!parameter.isInitialized()) {
                 throw new IllegalStateException("parameter " + name + " is not initialized: call trainer.initialize(shape)"
                         + " before synchronizing");
@@ -77,45 +68,36 @@ public final class GradientLayout {
             }
             Shape shape = parameter.getArray().getShape();
             entries.add(new Entry(entries.size(), name, parameter, shape, Math.toIntExact(shape.size()), offset));
+            tensors.add(name, shape.toString(), shape.size()); // refuses a second parameter of the same name
             offset += shape.size();
         }
-        return new GradientLayout(entries);
+        return new GradientLayout(entries, tensors.build());
     }
 
     public List<Entry> entries() {
         return entries;
     }
 
+    /** The same layout without DJL's types: what the ranks compare and fusion cuts, entry for entry. */
+    public TensorLayout tensors() {
+        return tensors;
+    }
+
     public long totalElements() {
-        return totalElements;
+        return tensors.totalElements();
     }
 
     public long totalBytes() {
-        return totalElements * Float.BYTES;
+        return tensors.totalBytes();
     }
 
     /** A 64-bit FNV-1a hash of the names and shapes, in order. */
     public long fingerprint() {
-        return fingerprint;
+        return tensors.fingerprint();
     }
 
     /** One line for error messages: how many parameters, elements, and the first and last names. */
     public String describe() {
-        if (entries.isEmpty()) {
-            return "no parameters";
-        }
-        return entries.size() + " parameters, " + totalElements + " elements (" + entries.get(0).name() + " "
-                + entries.get(0).shape() + " ... " + entries.get(entries.size() - 1).name() + " "
-                + entries.get(entries.size() - 1).shape() + ")";
-    }
-
-    private static long fingerprintOf(List<Entry> entries) {
-        long h = 0xcbf29ce484222325L;
-        for (Entry e : entries) {
-            for (byte b : (e.name() + e.shape() + ";").getBytes(StandardCharsets.UTF_8)) {
-                h = (h ^ (b & 0xff)) * 0x100000001b3L;
-            }
-        }
-        return h;
+        return tensors.describe();
     }
 }

@@ -6,8 +6,7 @@ import ai.djl.training.Trainer;
 import ai.djl.training.listener.TrainingListener;
 import ai.djl.training.listener.TrainingListenerAdapter;
 import io.switchml.api.AllReduce;
-import io.switchml.api.Futures;
-import io.switchml.api.ReduceOp;
+import io.switchml.api.FusedMean;
 import io.switchml.api.StepCountMismatchException;
 import io.switchml.api.UnevenInputs;
 
@@ -59,7 +58,8 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
     private boolean failed;
     private Block block;
     private TensorFusion fusion;
-    private CompletableFuture<?>[] inFlight;
+    /** The buckets' float views, what the all-reduce reads and writes. */
+    private List<FloatBuffer> floats;
     private long steps;
     private long aggregationNanos;
 
@@ -127,9 +127,9 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
         long[] shadowed = new long[1];
         guarded(() -> shadowed[0] = uneven.join(training -> {
             for (TensorFusion.Bucket bucket : buckets) {
-                FloatBuffer floats = bucket.floats();
-                for (int i = 0; i < floats.limit(); i++) {
-                    floats.put(i, 0f);
+                FloatBuffer values = bucket.floats();
+                for (int i = 0; i < values.limit(); i++) {
+                    values.put(i, 0f);
                 }
             }
             aggregate(buckets, CompletableFuture.completedFuture(training), false);
@@ -164,31 +164,13 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
      * packed from them first when {@code read}, else the buckets' contents (zeros) go as they are.
      */
     private void aggregate(List<TensorFusion.Bucket> buckets, CompletableFuture<Integer> trainingRanks, boolean read) {
-        for (int b = 0; b < buckets.size(); b++) {
-            TensorFusion.Bucket bucket = buckets.get(b);
-            if (read) {
-                bucket.forEachTensor(GradientSynchronizer::readGradient);
-            }
-            inFlight[b] = allReduce.allReduceAsync(bucket.floats(), bucket.floats(), ReduceOp.MEAN);
-        }
-        try {
-            int training = Futures.await(trainingRanks);
-            // MEAN divides by all ranks; joined ones added zeros, so the mean over those training is larger by this.
-            float rescale = training == allReduce.workers() ? 1f : (float) allReduce.workers() / training;
-            for (int b = 0; b < buckets.size(); b++) {
-                Futures.await(inFlight[b]);
-                TensorFusion.Bucket bucket = buckets.get(b);
-                if (rescale != 1f) {
-                    FloatBuffer floats = bucket.floats();
-                    for (int i = 0; i < floats.limit(); i++) {
-                        floats.put(i, floats.get(i) * rescale);
+        FusedMean.average(allReduce, floats, floats, trainingRanks,
+                b -> {
+                    if (read) {
+                        buckets.get(b).forEachTensor(GradientSynchronizer::readGradient);
                     }
-                }
-                bucket.forEachTensor(GradientSynchronizer::writeGradient);
-            }
-        } finally {
-            java.util.Arrays.fill(inFlight, null);
-        }
+                },
+                b -> buckets.get(b).forEachTensor(GradientSynchronizer::writeGradient));
     }
 
     /** Runs a step of the protocol; after a failure the ranks are out of step, so the end-of-training check is skipped. */
@@ -219,9 +201,9 @@ public final class GradientSynchronizer extends TrainingListenerAdapter {
     private List<TensorFusion.Bucket> prepare(Block block) {
         if (this.block == null) {
             GradientLayout layout = GradientLayout.trainable(block);
-            LayoutAgreement.require(allReduce, layout, "trainable parameters");
+            layout.tensors().requireSameOnAllRanks(allReduce, "trainable parameters");
             this.fusion = new TensorFusion(layout, bucketBytes);
-            this.inFlight = new CompletableFuture<?>[fusion.buckets().size()];
+            this.floats = fusion.buckets().stream().map(TensorFusion.Bucket::floats).toList();
             this.block = block;
         } else if (this.block != block) {
             throw new IllegalStateException("this synchronizer serves one model's block; create one per model");

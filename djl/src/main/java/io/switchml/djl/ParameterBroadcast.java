@@ -28,7 +28,7 @@ public final class ParameterBroadcast {
             throw new IllegalArgumentException("root rank " + root + " outside 0.." + (allReduce.workers() - 1));
         }
         GradientLayout layout = GradientLayout.all(block);
-        LayoutAgreement.require(allReduce, layout, "parameters");
+        layout.tensors().requireSameOnAllRanks(allReduce, "parameters");
         boolean isRoot = allReduce.rank() == root;
         for (TensorFusion.Bucket bucket : new TensorFusion(layout, bucketBytes).buckets()) {
             if (isRoot) {

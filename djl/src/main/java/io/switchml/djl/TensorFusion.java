@@ -1,5 +1,7 @@
 package io.switchml.djl;
 
+import io.switchml.api.TensorLayout;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -10,8 +12,8 @@ import java.util.function.BiConsumer;
 
 /**
  * Tensor fusion, as Horovod does it: many small tensors packed into a few large buffers so each
- * all-reduce moves enough data to be efficient. The layout is cut, in order, into buckets of at most
- * {@code bucketBytes} (a tensor larger than that gets a bucket of its own). Each bucket owns one
+ * all-reduce moves enough data to be efficient. The layout is cut as {@link TensorLayout#buckets}
+ * cuts it. Each bucket owns one
  * direct buffer in native byte order, allocated once, with a view per tensor made once too: packing
  * and unpacking a step allocate nothing proportional to the model.
  */
@@ -79,23 +81,9 @@ public final class TensorFusion {
     private final List<Bucket> buckets;
 
     public TensorFusion(GradientLayout layout, long bucketBytes) {
-        if (bucketBytes < Float.BYTES) {
-            throw new IllegalArgumentException("fusion bucket size " + bucketBytes + " B is below one float");
-        }
         List<Bucket> cut = new ArrayList<>();
-        List<GradientLayout.Entry> current = new ArrayList<>();
-        long currentBytes = 0;
-        for (GradientLayout.Entry e : layout.entries()) {
-            if (!current.isEmpty() && currentBytes + e.bytes() > bucketBytes) {
-                cut.add(new Bucket(current));
-                current.clear();
-                currentBytes = 0;
-            }
-            current.add(e);
-            currentBytes += e.bytes();
-        }
-        if (!current.isEmpty()) {
-            cut.add(new Bucket(current));
+        for (TensorLayout.Bucket b : layout.tensors().buckets(bucketBytes)) {
+            cut.add(new Bucket(layout.entries().subList(b.from(), b.to())));
         }
         this.buckets = List.copyOf(cut);
     }

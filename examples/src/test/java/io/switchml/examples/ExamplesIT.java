@@ -53,34 +53,54 @@ class ExamplesIT {
     @Test
     void djlTrainingWithUnevenShardsEndsWithIdenticalParametersOnEveryRank() throws Exception {
         String job = "djl-" + System.nanoTime();
-        int[] batches = {3, 7};
+        List<String> outputs = runRanks(DjlTraining.class, job, 3, 7);
+        for (String out : outputs) {
+            assertThat(out).as("DJL's start-up logging is quiet").doesNotContain("Failed to detect GPU count")
+                    .doesNotContain("INFO ai.djl");
+        }
+        assertThat(checksum(outputs, 1)).as("rank 1's parameters equal rank 0's").isEqualTo(checksum(outputs, 0));
+    }
+
+    @Test
+    void tensorflowTrainingWithUnevenShardsEndsWithIdenticalVariablesOnEveryRank() throws Exception {
+        String job = "tf-" + System.nanoTime();
+        List<String> outputs = runRanks(TensorFlowTraining.class, job, 3, 7);
+        assertThat(checksum(outputs, 1)).as("rank 1's variables equal rank 0's").isEqualTo(checksum(outputs, 0));
+    }
+
+    /** Runs one process per rank of {@code main} with that rank's number of batches; their outputs, each exited 0. */
+    private static List<String> runRanks(Class<?> main, String job, int... batches) throws Exception {
         List<Process> processes = new ArrayList<>();
         List<CompletableFuture<String>> outputs = new ArrayList<>();
         try {
             for (int r = 0; r < batches.length; r++) {
-                Process p = javaProcess(DjlTraining.class, controller(), job, String.valueOf(r),
-                        String.valueOf(batches.length), String.valueOf(batches[r]));
+                Process p = javaProcess(main, controller(), job, String.valueOf(r), String.valueOf(batches.length),
+                        String.valueOf(batches[r]));
                 processes.add(p);
                 outputs.add(CompletableFuture.supplyAsync(() -> readAll(p)));
             }
-            List<String> checksums = new ArrayList<>();
-            for (int i = 0; i < processes.size(); i++) {
-                int r = i;
+            List<String> done = new ArrayList<>();
+            for (int r = 0; r < processes.size(); r++) {
                 Process p = processes.get(r);
                 assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("rank %d finished within 120 s", r).isTrue();
                 String out = outputs.get(r).get(10, TimeUnit.SECONDS);
                 assertThat(p.exitValue()).as("rank %d's exit code; its output:%n%s", r, out).isZero();
-                assertThat(out).as("one line when the rank joins").containsOnlyOnce("rank " + r + " of 2 joined job '" + job + "'");
-                assertThat(out).as("DJL's start-up logging is quiet").doesNotContain("Failed to detect GPU count")
-                        .doesNotContain("INFO ai.djl");
-                String line = out.lines().filter(l -> l.startsWith("rank " + r + " parameters ")).findFirst().orElseThrow(
-                        () -> new AssertionError("rank " + r + " printed no checksum:\n" + out));
-                checksums.add(line.substring(line.lastIndexOf(' ') + 1));
+                assertThat(out).as("one line when the rank joins")
+                        .containsOnlyOnce("rank " + r + " of " + batches.length + " joined job '" + job + "'");
+                done.add(out);
             }
-            assertThat(checksums.get(1)).as("rank 1's parameters equal rank 0's").isEqualTo(checksums.get(0));
+            return done;
         } finally {
             processes.forEach(Process::destroyForcibly);
         }
+    }
+
+    /** The checksum rank {@code r} printed last. */
+    private static String checksum(List<String> outputs, int r) {
+        String out = outputs.get(r);
+        String line = out.lines().filter(l -> l.startsWith("rank " + r + " parameters ")).findFirst().orElseThrow(
+                () -> new AssertionError("rank " + r + " printed no checksum:\n" + out));
+        return line.substring(line.lastIndexOf(' ') + 1);
     }
 
     private static Process javaProcess(Class<?> main, String... args) throws IOException {

@@ -38,11 +38,20 @@ public final class WorkerGroup implements AutoCloseable {
             if (item != null) {
                 return item;
             }
+            // A worker that exited cleanly may have put its item in already (the one awaited is another's): it fails
+            // the wait only once no worker is left to deliver, its output read to the end.
+            boolean anyAlive = false;
+            WorkerProcess exitedCleanly = null;
             for (WorkerProcess w : workers) {
                 Integer code = w.alive() ? null : w.exitCode(1_000);
-                if (code != null && (code != 0 || queue.isEmpty())) {
+                if (code != null && code != 0) {
                     throw failure(w, "exited with code " + code + " before " + what);
                 }
+                anyAlive |= code == null;
+                exitedCleanly = code == null || exitedCleanly != null ? exitedCleanly : w;
+            }
+            if (!anyAlive && exitedCleanly != null && queue.isEmpty()) {
+                throw failure(exitedCleanly, "exited with code 0 before " + what);
             }
             if (deadline.passed()) {
                 throw new LaunchException("the " + workers.size() + " workers did not finish within " + timeout.toSeconds()

@@ -23,10 +23,18 @@ import java.util.Map;
  * @param bucketBytes  tensor-fusion threshold
  * @param compression  {@code topk} and {@code qsgd}: their settings (the top-k momentum comes from the optimizer)
  * @param optimizer    what applies the aggregated gradient ({@link TrainOptimizer})
+ * @param framework    what trains the model (DJL unless told otherwise)
  */
 public record TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                         long seed, Path data, int trainLimit, long bucketBytes, Compression compression,
-                        TrainOptimizer optimizer) {
+                        TrainOptimizer optimizer, Framework framework) {
+    /** Trained with DJL. */
+    public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
+                     long seed, Path data, int trainLimit, long bucketBytes, Compression compression, TrainOptimizer optimizer) {
+        this(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression, optimizer,
+                Framework.DJL);
+    }
+
     /** With the default compression settings and the aggregation's default optimizer. */
     public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                      long seed, Path data, int trainLimit, long bucketBytes) {
@@ -44,6 +52,7 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         config = Map.copyOf(config);
         java.util.Objects.requireNonNull(compression, "compression");
         java.util.Objects.requireNonNull(optimizer, "optimizer");
+        java.util.Objects.requireNonNull(framework, "framework");
         if (compression.momentum() != 0) {
             throw new IllegalArgumentException("the top-k momentum correction follows the optimizer (sgd with topk); got "
                     + compression.toSpec());
@@ -59,12 +68,18 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
         return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression,
-                optimizer);
+                optimizer, framework);
     }
 
     /** The same plan with another aggregation (a comparison runs one plan per method), optimizer and learning rate. */
     public TrainPlan withAggregation(Aggregation a, TrainOptimizer o, float lr) {
-        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o);
+        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o, framework);
+    }
+
+    /** The same plan trained by another framework. */
+    public TrainPlan withFramework(Framework f) {
+        return new TrainPlan(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes,
+                compression, optimizer, f);
     }
 
     /** The same plan with another aggregation, the same optimizer. */

@@ -32,8 +32,14 @@ public final class TrainRunner {
     static final List<String> WORKER_JVM_OPTIONS = List.of("-Xmx1g", "-Dai.djl.offline=true",
             "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
             "-Dorg.slf4j.simpleLogger.log.ai.djl=error");
-    /** A notice PyTorch prints at start-up about its own internals (DJL's JNI uses a deprecated guard): not the user's business. */
-    private static final String PYTORCH_NOTICE = "AutoNonVariableTypeMode is deprecated";
+    /** TensorFlow's native start-up lines (CPU features, oneDNN) are INFO: warnings and errors only. */
+    static final Map<String, String> TENSORFLOW_ENVIRONMENT = Map.of("TF_CPP_MIN_LOG_LEVEL", "1");
+    /**
+     * Notices the engines print at start-up about their own internals, not the user's business: PyTorch's (DJL's JNI uses
+     * a deprecated guard), and TensorFlow's logging set-up and graph optimizer, which TF_CPP_MIN_LOG_LEVEL leaves on.
+     */
+    private static final List<String> ENGINE_NOTICES = List.of("AutoNonVariableTypeMode is deprecated",
+            "All log messages before absl::InitializeLog() is called", "mlir_graph_optimization_pass.cc");
 
     /**
      * @param controller {@code HOST:PORT} of a running switch's controller, or null to embed one
@@ -73,12 +79,19 @@ public final class TrainRunner {
         if (aggregation == Aggregation.NONE && n != 1) {
             throw new IllegalArgumentException("--aggregation none trains one process alone; use --workers 1");
         }
+        if (options.plan().framework() == Framework.TENSORFLOW) {
+            TensorFlowWorker.requireSupported(options.plan());
+        }
         FashionMnist.requirePresent(options.plan().data());
         quietOfflineEngine();
-        // Load PyTorch here once, so a broken install fails before any worker starts, and the native
+        // Load the engine here once, so a broken install fails before any worker starts, and the native
         // library is unpacked from its jar by one process rather than by every worker at once.
-        Engine engine = Engine.getEngine("PyTorch");
-        progress.println("engine: " + engine.getEngineName() + " " + engine.getVersion());
+        if (options.plan().framework() == Framework.TENSORFLOW) {
+            progress.println("engine: " + TensorFlowWorker.engine());
+        } else {
+            Engine engine = Engine.getEngine("PyTorch");
+            progress.println("engine: " + engine.getEngineName() + " " + engine.getVersion());
+        }
         if (options.rack() != null) {
             return runInRack(epochs);
         }
@@ -145,13 +158,14 @@ public final class TrainRunner {
         PrintStream workerErrors = new PrintStream(progress, true, java.nio.charset.StandardCharsets.UTF_8) {
             @Override
             public void println(String line) {
-                if (!line.contains(PYTORCH_NOTICE)) {
+                if (ENGINE_NOTICES.stream().noneMatch(line::contains)) {
                     super.println(line);
                 }
             }
         };
         long start = System.nanoTime();
-        progress.println("starting " + n + " training worker process(es), aggregation " + plan.aggregation() + ", optimizer "
+        progress.println("starting " + n + " training worker process(es), " + plan.framework() + ", aggregation "
+                + plan.aggregation() + ", optimizer "
                 + plan.optimizer().describe(plan.learningRate(), plan.aggregation()));
         try (WorkerGroup workers = new WorkerGroup(options.timeout())) {
             for (int r = 0; r < n; r++) {
@@ -162,7 +176,8 @@ public final class TrainRunner {
                     mine = mine.withConfig(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), rack.workerAddress(r));
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
-                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), List.of(mine.toJson()), WORKER_JVM_OPTIONS, Map.of(),
+                workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), List.of(mine.toJson()), WORKER_JVM_OPTIONS,
+                        plan.framework() == Framework.TENSORFLOW ? TENSORFLOW_ENVIRONMENT : Map.of(),
                         exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
             }
             if (exchangesEndpoints) {

@@ -138,6 +138,9 @@ public final class TrainWorker {
             throw new IllegalArgumentException("aggregation " + plan.aggregation() + (allReduce == null
                     ? " needs an all-reduce" : " trains alone, without an all-reduce"));
         }
+        if (plan.framework() == Framework.TENSORFLOW) {
+            return new TensorFlowWorker(plan).train(allReduce, rank, shard, test, reports);
+        }
         float[] testPixels = test == null ? null : test.scaledPixels();
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);

@@ -44,4 +44,24 @@ class TrainRunnerIT {
         assertThat(summary.imagesPerSecond()).isPositive();
         assertThat(output).doesNotContain("AutoNonVariableTypeMode");
     }
+
+    /** Through the switch; the ring's TensorFlow run is SwitchMlCommandIT's, end to end. */
+    @org.junit.jupiter.api.Test
+    void tensorflowWorkersLowerTheLossAndEndWithIdenticalVariables() throws Exception {
+        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10)
+                .withFramework(Framework.TENSORFLOW);
+        // The plan reaches the workers whole: a worker parses back the framework it was given.
+        assertThat(TrainPlan.fromJson(plan.toJson()).framework()).isEqualTo(Framework.TENSORFLOW);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
+        TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
+                new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
+        String output = log.toString(StandardCharsets.UTF_8);
+        assertThat(output).contains("engine: TensorFlow ");
+        assertThat(epochs).as(output).hasSize(2);
+        assertThat(summary.parametersIdentical()).as(output).isTrue();
+        assertThat(epochs.get(0).images()).isEqualTo(2048);
+        assertThat(epochs.get(1).loss()).as(output).isLessThan(epochs.get(0).loss() * 0.8);
+        assertThat(summary.testAccuracy()).as(output).isGreaterThan(0.6);
+    }
 }

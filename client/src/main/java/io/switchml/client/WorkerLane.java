@@ -259,7 +259,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
         sendReady();
         channel.flush();
-        if (activeSlots == 0) {
+        if (current == task && activeSlots == 0) { // a task with no packet at all ends here
             finishCurrent();
         }
     }

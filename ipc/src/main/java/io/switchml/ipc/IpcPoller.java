@@ -96,8 +96,15 @@ public final class IpcPoller implements Runnable {
      * reader spins again, as more work is likely; after the backstop it looks once.
      */
     public void wake(boolean doorbell) {
+        if (awaken(doorbell)) {
+            run();
+        }
+    }
+
+    /** Whether it was asleep; if so it is awake now, its backstop cancelled. */
+    private boolean awaken(boolean doorbell) {
         if (closed || !asleep) {
-            return;
+            return false;
         }
         asleep = false;
         if (backstop != null) {
@@ -106,16 +113,18 @@ public final class IpcPoller implements Runnable {
         }
         flag.awake();
         lastWorkAt = doorbell ? System.nanoTime() : System.nanoTime() - spinNanos;
-        run();
+        return true;
     }
 
     /**
      * The reader's own side just asked for work to come back (a worker sent packets): it polls for
-     * the next {@code spinNanos} rather than wait for a wake-up. On the event loop.
+     * the next {@code spinNanos} rather than wait for a wake-up. On the event loop; the first poll is
+     * queued behind the caller, never run inside it: the caller is sending (a flush), and results
+     * handed to it in the middle of that would reach a lane still starting the task they finish.
      */
     public void workExpected() {
-        if (asleep) {
-            wake(true);
+        if (awaken(true)) {
+            loop.execute(this);
         } else {
             lastWorkAt = System.nanoTime();
         }

@@ -58,7 +58,7 @@ public final class FashionMnist {
             if (workers < 1 || rank < 0 || rank >= workers) {
                 throw new IllegalArgumentException("rank " + rank + " of " + workers + " workers");
             }
-            int[] order = permutation(size(), seed);
+            int[] order = permutation(size(), new Random(seed));
             int share = size() / workers;
             byte[] p = new byte[share * PIXELS];
             float[] l = new float[share];
@@ -143,12 +143,12 @@ public final class FashionMnist {
         }
     }
 
-    private static int[] permutation(int n, long seed) {
+    /** 0..n-1 shuffled by {@code random} (Fisher-Yates); the training loops' epoch order too. */
+    static int[] permutation(int n, Random random) {
         int[] order = new int[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
         }
-        Random random = new Random(seed);
         for (int i = n - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
             int t = order[i];

@@ -120,7 +120,7 @@ final class TensorFlowWorker {
      */
     private EpochReport epoch(int rank, int epoch, float[] pixels, float[] labels, Random shuffle, Step step, TFloat32 x,
                               TInt32 y) {
-        int[] order = permutation(labels.length, shuffle);
+        int[] order = FashionMnist.permutation(labels.length, shuffle);
         FloatBuffer xs = TensorMemory.floats(x);
         IntBuffer ys = TensorMemory.ints(y);
         int steps = labels.length / plan.batchSize();
@@ -187,21 +187,6 @@ final class TensorFlowWorker {
             throw new IllegalArgumentException("--framework tensorflow trains at a fixed learning rate (TensorFlow Java's"
                     + " optimizers take a constant one); give --lr-schedule fixed instead of " + plan.optimizer().schedule().id());
         }
-    }
-
-    /** 0..n-1 shuffled (Fisher-Yates). */
-    private static int[] permutation(int n, Random random) {
-        int[] order = new int[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        for (int i = n - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            int t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
-        return order;
     }
 
     private static double accuracy(Session session, Model model, float[] pixels, float[] labels) {

@@ -33,9 +33,9 @@ for f in bin/switchml LICENSE NOTICE lib conf/spark-jvm.args conf/switchml-alert
     python/switchml_torch; do
   [ -e "$full/$f" ] || { echo "distribution-test: $f is missing from switchml-$version.tar.gz" >&2; exit 1; }
 done
-if ls "$lean/lib" | grep -E -q 'spark|djl|pytorch|scala'; then
+if ls "$lean/lib" | grep -E -q 'spark|djl|pytorch|scala|tensorflow'; then
   echo "distribution-test: the switch server's distribution carries training libraries:" >&2
-  ls "$lean/lib" | grep -E 'spark|djl|pytorch|scala' >&2
+  ls "$lean/lib" | grep -E 'spark|djl|pytorch|scala|tensorflow' >  ls "$lean/lib" | grep -E 'spark|djl|pytorch|scala' >&22
   exit 1
 fi
 

@@ -35,7 +35,7 @@ for f in bin/switchml LICENSE NOTICE lib conf/spark-jvm.args conf/switchml-alert
 done
 if ls "$lean/lib" | grep -E -q 'spark|djl|pytorch|scala|tensorflow'; then
   echo "distribution-test: the switch server's distribution carries training libraries:" >&2
-  ls "$lean/lib" | grep -E 'spark|djl|pytorch|scala|tensorflow' >  ls "$lean/lib" | grep -E 'spark|djl|pytorch|scala' >&22
+  ls "$lean/lib" | grep -E 'spark|djl|pytorch|scala|tensorflow' >&2
   exit 1
 fi
 

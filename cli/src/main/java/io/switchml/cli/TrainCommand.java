@@ -290,12 +290,12 @@ final class TrainCommand implements Callable<Integer> {
             throw new IllegalArgumentException("one rank of a job over several hosts works with --aggregation switchml;"
                     + " ring and ps run on one host (leave out --rank and --from-environment)");
         }
-        SwitchMLConfig.Builder settings = SwitchMLConfig.builder();
-        plan.config().forEach((k, v) -> settings.set(SwitchMLConfig.Key.named(k), v));
-        settings.job(DEFAULT_JOB);
+        SwitchMLConfig.Builder settings = SwitchMLConfig.builder().job(DEFAULT_JOB);
         if (fromEnvironment) {
             settings.environment(System.getenv());
         }
+        // The tuning options given (--window, --set ...) win over the environment, as every option does.
+        plan.config().forEach((k, v) -> settings.set(SwitchMLConfig.Key.named(k), v));
         if (rank != null) {
             settings.rank(rank);
         }

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The controller's state: jobs by name while they form, by job number once installed in the switch.
@@ -70,7 +71,7 @@ final class JobRegistry {
     private final JobEndings endings = new JobEndings();
     /** The one thread that owns these tables and runs every change to them. */
     private final ControllerAgent agent = new ControllerAgent();
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final JobLiveness liveness;
     private final JobFormation formation;
     private final JobMeetings meetings;

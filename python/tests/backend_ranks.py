@@ -2,7 +2,6 @@
 the switchml process group's collectives for every dtype, DDP on it with no hook, and DDP with
 float16 and bfloat16 parameters through the comm hook; every rank prints "rank R ok"."""
 
-import hashlib
 import os
 import sys
 
@@ -12,6 +11,7 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
 import switchml_torch
+from toy_ddp import digest, model as toy_model
 
 # Everything after the script reached it, options included.
 assert sys.argv[1:] == ["--epochs", "1", "-x", "--name", "a b"], sys.argv
@@ -79,10 +79,6 @@ assert torch.equal(out, (torch.arange(3) + 3 * rank) * world + sum(range(world))
 dist.barrier()
 
 
-def digest(model):
-    return hashlib.sha256(b"".join(p.detach().float().numpy().tobytes() for p in model.parameters())).hexdigest()
-
-
 def identical(model):
     digests = [None] * world
     dist.all_gather_object(digests, digest(model))
@@ -91,7 +87,7 @@ def identical(model):
 
 # DDP with the backend and no hook: DDP's own all-reduce through the switch.
 torch.manual_seed(rank)  # different initial parameters and data: DDP starts all from rank 0's
-model = DistributedDataParallel(nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 3)), bucket_cap_mb=0.004)
+model = toy_model()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 x, y = torch.randn(64, 20), torch.randint(0, 3, (64,))
 losses = []

@@ -1,15 +1,13 @@
 """Run by test_torchrun.py under `switchml torchrun --workers 2`: checks the agent's results on
 every rank, then trains a few DDP steps with the hook and checks the parameters are identical."""
 
-import hashlib
 import os
 
 import torch
 import torch.distributed as dist
-import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel
 
 import switchml_torch
+from toy_ddp import digest, model as toy_model, train
 
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
@@ -29,18 +27,11 @@ agent.allreduce_async(ints, op="sum").wait()
 assert torch.equal(ints, torch.arange(1000, dtype=torch.int32) * sum(r + 1 for r in range(world)))
 
 torch.manual_seed(rank)  # different data on every rank; DDP starts all from rank 0's parameters
-model = DistributedDataParallel(nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 3)),
-                                bucket_cap_mb=0.004)  # several buckets per step
+model = toy_model()
 model.register_comm_hook(agent, switchml_torch.allreduce_hook)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(5):
-    loss = nn.functional.cross_entropy(model(torch.randn(32, 20)), torch.randint(0, 3, (32,)))
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-digest = hashlib.sha256(b"".join(p.detach().numpy().tobytes() for p in model.parameters())).hexdigest()
+train(model, 5)
 digests = [None] * world
-dist.all_gather_object(digests, digest)
+dist.all_gather_object(digests, digest(model))
 assert len(set(digests)) == 1, digests
 agent.close()
 dist.barrier()

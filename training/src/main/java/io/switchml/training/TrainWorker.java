@@ -21,6 +21,8 @@ import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -68,8 +70,8 @@ public final class TrainWorker {
     }
 
     /**
-     * Trains as one rank of a job whose ranks run on several hosts, then gathers every rank's reports through
-     * the job's all-reduce ({@link ReportGather}), so that rank 0 can tell what a run on one host tells.
+     * Trains as one rank of a job whose ranks run on several hosts, then hands every rank's reports to all through
+     * the job's own broadcast (each rank's in turn), so that rank 0 can tell what a run on one host tells.
      *
      * @param reports   receives this rank's report lines as they come
      * @param target    the test accuracy whose time the summary reports
@@ -86,11 +88,15 @@ public final class TrainWorker {
                 mine.append(line).append('\n');
                 reports.accept(line);
             });
-            List<String> everyone = ReportGather.allGather(connection.allReduce(), rank, workers, mine.toString());
+            byte[] mineBytes = mine.toString().getBytes(StandardCharsets.UTF_8);
+            List<String> lines = new ArrayList<>();
+            for (int root = 0; root < workers; root++) {
+                byte[] theirs = connection.allReduce().broadcast(root == rank ? mineBytes : new byte[0], root);
+                lines.addAll(new String(theirs, StandardCharsets.UTF_8).lines().toList());
+            }
             if (rank != 0) {
                 return null;
             }
-            List<String> lines = everyone.stream().flatMap(String::lines).toList();
             return TrainingSummary.ofReportLines(plan.aggregation().id(), workers, plan.epochs(), plan.batchSize(), lines,
                     (System.nanoTime() - start) / 1e9, null, target);
         }

@@ -290,28 +290,28 @@ final class TrainCommand implements Callable<Integer> {
             throw new IllegalArgumentException("one rank of a job over several hosts works with --aggregation switchml;"
                     + " ring and ps run on one host (leave out --rank and --from-environment)");
         }
-        SwitchMLConfig.Builder settings = SwitchMLConfig.builder().job(DEFAULT_JOB);
+        SwitchMLConfig.Builder builder = SwitchMLConfig.builder().job(DEFAULT_JOB);
         if (fromEnvironment) {
-            settings.environment(System.getenv());
+            builder.environment(System.getenv());
         }
         // The tuning options given (--window, --set ...) win over the environment, as every option does.
-        plan.config().forEach((k, v) -> settings.set(SwitchMLConfig.Key.named(k), v));
+        builder.settings(plan.config());
         if (rank != null) {
-            settings.rank(rank);
+            builder.rank(rank);
         }
         if (!fromEnvironment || command.commandLine().getParseResult().hasMatchedOption("--workers")) {
-            settings.workers(workers);
+            builder.workers(workers);
         }
         if (controller != null) {
-            settings.controller(controller);
+            builder.controller(controller);
         } else if (!fromEnvironment) {
             throw new IllegalArgumentException("--rank needs --controller HOST:PORT of the switch every rank joins (or"
                     + " --from-environment with SWITCHML_CONTROLLER)");
         }
         if (job != null) {
-            settings.job(job);
+            builder.job(job);
         }
-        SwitchMLConfig config = settings.build();
+        SwitchMLConfig config = builder.build();
         TrainPlan mine = plan;
         for (Map.Entry<String, String> e : config.toMap().entrySet()) {
             mine = mine.withConfig(e.getKey(), e.getValue());

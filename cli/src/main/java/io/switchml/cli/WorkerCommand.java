@@ -14,7 +14,6 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 
 /** One worker joining an existing job: for runs across several hosts. */
@@ -58,9 +57,7 @@ final class WorkerCommand implements Callable<Integer> {
             builder.file(configFile);
         }
         builder.environment(System.getenv()).systemProperties();
-        Properties props = new Properties();
-        tuning.settings().forEach(props::setProperty);
-        builder.properties(props);
+        builder.settings(tuning.settings());
         if (rank != null) {
             builder.rank(rank);
         }

@@ -626,6 +626,15 @@ public final class SwitchMLConfig {
             }
         }
 
+        /**
+         * Takes every entry, each a setting named with or without the prefix ({@link Key#named}): values the program
+         * holds (a plan's settings, a command's options), so errors name no source.
+         */
+        public Builder settings(Map<String, String> settings) {
+            settings.forEach((name, value) -> set(Key.named(name), value));
+            return this;
+        }
+
         /** Takes every {@code switchml.*} entry of the properties; unknown names are an error. */
         public Builder properties(Properties props) {
             return properties(props, null);

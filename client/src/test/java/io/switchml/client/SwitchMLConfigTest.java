@@ -182,6 +182,12 @@ class SwitchMLConfigTest {
         assertThatThrownBy(() -> SwitchMLConfig.Key.named("slots")).hasMessageStartingWith("unknown worker setting 'slots';"
                 + " known (with or without the switchml. prefix): controller, controllers");
         assertThat(SwitchMLConfig.Key.SLOTS_PER_THREAD.environmentVariable()).isEqualTo("SWITCHML_SLOTS_PER_THREAD");
+        SwitchMLConfig fromMap = SwitchMLConfig.builder().settings(Map.of("threads", "2", "switchml.rank", "0", "workers", "1"))
+                .build();
+        assertThat(fromMap.threads()).isEqualTo(2);
+        assertThat(fromMap.workers()).isEqualTo(1);
+        assertThatThrownBy(() -> SwitchMLConfig.builder().settings(Map.of("windowSize", "3")))
+                .hasMessageStartingWith("unknown worker setting 'windowSize'");
     }
 
     @Test

@@ -17,7 +17,6 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Properties;
 import java.util.function.Supplier;
 
 /**
@@ -106,9 +105,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
 
     /** The worker settings, validated by the one parser of settings. */
     private static SwitchMLConfig parse(Map<String, String> settings) {
-        Properties props = new Properties();
-        props.putAll(settings);
-        return SwitchMLConfig.builder().properties(props).build();
+        return SwitchMLConfig.builder().settings(settings).build();
     }
 
     private static PeerEndpoints exchangeThroughStandardStreams(PeerEndpoints.Endpoint mine) {

@@ -24,7 +24,6 @@ import java.nio.FloatBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.function.Consumer;
 
 /**
@@ -46,9 +45,7 @@ public final class TrainWorker {
     public TrainWorker(TrainPlan plan, WorkerConnection.PeerExchange peers) {
         this.plan = plan;
         this.peers = peers;
-        Properties props = new Properties();
-        props.putAll(plan.config());
-        this.settings = SwitchMLConfig.builder().properties(props).build();
+        this.settings = SwitchMLConfig.builder().settings(plan.config()).build();
     }
 
     public static void main(String[] args) {

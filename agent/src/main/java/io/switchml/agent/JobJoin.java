@@ -8,7 +8,6 @@ import io.switchml.collectives.Collectives;
 import io.switchml.collectives.Listener;
 
 import java.net.InetSocketAddress;
-import java.util.Properties;
 
 /**
  * Joins the agent's job. The switch's job needs only the controller; the ring and the parameter
@@ -53,15 +52,11 @@ final class JobJoin implements AutoCloseable {
      */
     AllReduce open(String peers) {
         if (worker == null) {
-            Properties props = new Properties();
-            props.putAll(options.settings());
-            props.setProperty(SwitchMLConfig.Key.CONTROLLER.property(), options.controller());
-            props.setProperty(SwitchMLConfig.Key.JOB.property(), options.job());
-            props.setProperty(SwitchMLConfig.Key.RANK.property(), String.valueOf(options.rank()));
-            props.setProperty(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(options.workers()));
             // SWITCHML_* settings the launcher's environment holds (standbys, shards, localAddress...) apply too;
             // the process's own options win.
-            return SwitchMLConnection.connect(SwitchMLConfig.builder().environment(System.getenv()).properties(props).build());
+            return SwitchMLConnection.connect(SwitchMLConfig.builder().environment(System.getenv())
+                    .settings(options.settings()).controller(options.controller()).job(options.job())
+                    .rank(options.rank()).workers(options.workers()).build());
         }
         String[] ranks = peers.split(",");
         if (ranks.length != options.workers()) {

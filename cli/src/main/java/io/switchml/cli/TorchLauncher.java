@@ -2,6 +2,8 @@ package io.switchml.cli;
 
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.Rack;
+import io.switchml.launch.RackSwitch;
 import io.switchml.launch.RunDeadline;
 
 import java.io.BufferedReader;
@@ -28,13 +30,16 @@ import java.util.concurrent.TimeUnit;
  * each rank's agent: the algorithm, the embedded switch's controller and a job name, and the Java
  * command. Rank 0's standard output is this process's; everything else goes to standard error
  * with the rank in front. When one rank fails, the others get a few seconds to fail on their own
- * (with the error they saw), then are stopped.
+ * (with the error they saw), then are stopped. With a rack, each rank runs in its own namespace of the emulated rack
+ * (docs/ARCHITECTURE.md section 7) and the switch on its fabric, so every byte between ranks crosses shaped links.
  */
 final class TorchLauncher {
     /** How long ranks get to end on their own after one failed, before they are killed. */
     private static final Duration GRACE = Duration.ofSeconds(10);
     /** How long the other ranks get, after one failed, to fail on their own with the error they saw (it died). */
     private static final Duration REPORT = Duration.ofSeconds(5);
+    /** torchrun's default rendezvous port, used in a rack's rank 0 namespace. */
+    private static final int RACK_MASTER_PORT = 29500;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -47,36 +52,73 @@ final class TorchLauncher {
     /** @return the first failing rank's exit code, or 0 */
     int run(int workers, String algorithm, String controller, String python, List<String> scriptAndArgs, Duration timeout)
             throws InterruptedException, IOException {
+        return run(workers, algorithm, controller, python, scriptAndArgs, timeout, null);
+    }
+
+    /** The same, each rank in its own namespace of an emulated rack built to {@code rackSpec} when it is not null. */
+    int run(int workers, String algorithm, String controller, String python, List<String> scriptAndArgs, Duration timeout,
+            Rack.Spec rackSpec) throws InterruptedException, IOException {
         if (workers < 1) {
             throw new IllegalArgumentException("--workers must be at least 1");
         }
         if (!List.of("switchml", "ring", "ps", "none").contains(algorithm)) {
             throw new IllegalArgumentException("--algo must be switchml, ring or ps, not " + algorithm);
         }
-        Path home = home();
+        boolean needsSwitch = algorithm.equals("switchml") && controller == null;
+        if (rackSpec != null) {
+            try (Rack rack = Rack.create(rackSpec)) {
+                err.println("emulated rack " + rack.prefix() + ": " + rackSpec.describe());
+                List<Process> switches = new ArrayList<>();
+                try {
+                    String inRack = needsSwitch ? RackSwitch.startAll(rack, 1, err, switches).get(0) : controller;
+                    return launch(workers, algorithm, inRack, python, scriptAndArgs, timeout, rack);
+                } finally {
+                    RackSwitch.stopAll(switches);
+                }
+            }
+        }
         AggregationService embedded = null;
-        if (algorithm.equals("switchml") && controller == null) {
+        if (needsSwitch) {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
             controller = "127.0.0.1:" + embedded.controllerPort();
             err.println("embedded switch: controller " + controller);
         }
+        try {
+            return launch(workers, algorithm, controller, python, scriptAndArgs, timeout, null);
+        } finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    /** Starts the ranks (each in its rack namespace when {@code rack} is not null) and waits for them. */
+    private int launch(int workers, String algorithm, String controller, String python, List<String> scriptAndArgs,
+                       Duration timeout, Rack rack) throws InterruptedException, IOException {
+        Path home = home();
         List<Process> ranks = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         try {
             String job = "torch-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            int masterPort = freePort();
+            // A rack's namespaces are new: torchrun's default port is free in rank 0's.
+            int masterPort = rack == null ? freePort() : RACK_MASTER_PORT;
             String agentClasspath = agentClasspath(home);
             for (int r = 0; r < workers; r++) {
-                List<String> command = new ArrayList<>(List.of(python, "-u"));
+                List<String> command = new ArrayList<>(rack == null ? List.of() : Rack.inNamespace(rack.workerNamespace(r)));
+                command.addAll(List.of(python, "-u"));
                 command.addAll(scriptAndArgs);
                 ProcessBuilder pb = new ProcessBuilder(command);
                 Map<String, String> env = pb.environment();
                 env.put("RANK", String.valueOf(r));
-                env.put("LOCAL_RANK", String.valueOf(r));
+                env.put("LOCAL_RANK", String.valueOf(rack == null ? r : 0));
                 env.put("WORLD_SIZE", String.valueOf(workers));
-                env.put("LOCAL_WORLD_SIZE", String.valueOf(workers));
-                env.put("MASTER_ADDR", "127.0.0.1");
+                env.put("LOCAL_WORLD_SIZE", String.valueOf(rack == null ? workers : 1));
+                env.put("MASTER_ADDR", rack == null ? "127.0.0.1" : rack.workerAddress(0));
                 env.put("MASTER_PORT", String.valueOf(masterPort));
+                if (rack != null) {
+                    // Gloo's default address is the host name's, loopback in every namespace.
+                    env.put("GLOO_SOCKET_IFNAME", Rack.HOST_INTERFACE);
+                }
                 env.put("SWITCHML_ALGO", algorithm);
                 env.put("SWITCHML_JOB", job);
                 if (controller != null) {
@@ -104,9 +146,6 @@ final class TorchLauncher {
             }
             for (Thread t : pumps) {
                 t.join(GRACE.toMillis());
-            }
-            if (embedded != null) {
-                embedded.close();
             }
         }
     }

@@ -14,13 +14,22 @@ import java.util.concurrent.Callable;
 @Command(name = "torch-train", mixinStandardHelpOptions = true,
         description = {"Train the Fashion-MNIST MLP with PyTorch DDP over --workers Python ranks, gradients averaged by"
                 + " switchml_torch's comm hook through the switch (--hook switchml), the ring baseline (ring), or by"
-                + " PyTorch's own Gloo all-reduce without a hook (gloo). Same flags and JSON fields as switchml train."})
+                + " DDP's own all-reduce without a hook (--hook none) on the process group's backend: Gloo, or the"
+                + " switch's with --backend switchml. Same flags and JSON fields as switchml train."})
 final class TorchTrainCommand implements Callable<Integer> {
     @Option(names = "--workers", defaultValue = "2", description = "Ranks (default: ${DEFAULT-VALUE}).")
     int workers;
 
-    @Option(names = "--hook", defaultValue = "switchml", description = "switchml, ring, ps or gloo (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--hook", defaultValue = "switchml", description = "switchml, ring, ps, or none (gloo is a synonym):"
+            + " DDP's own all-reduce on the backend (default: ${DEFAULT-VALUE}).")
     String hook;
+
+    @Option(names = "--backend", defaultValue = "gloo", description = "The process group's backend: gloo, or switchml"
+            + " (switchml_torch's; with --hook none DDP all-reduces through the switch) (default: ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Mixin
+    TorchRackOptions placement;
 
     @Mixin
     TrainingRunOptions run;
@@ -41,18 +50,28 @@ final class TorchTrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("switchml", "ring", "ps", "gloo").contains(hook)) {
-            throw new IllegalArgumentException("--hook must be switchml, ring, ps or gloo, not " + hook);
+        if (!List.of("switchml", "ring", "ps", "none", "gloo").contains(hook)) {
+            throw new IllegalArgumentException("--hook must be switchml, ring, ps or none, not " + hook);
+        }
+        if (!List.of("gloo", "switchml").contains(backend)) {
+            throw new IllegalArgumentException("--backend must be gloo or switchml, not " + backend);
+        }
+        boolean hookless = hook.equals("none") || hook.equals("gloo");
+        if (backend.equals("switchml") && !hookless && !hook.equals("switchml")) {
+            throw new IllegalArgumentException("--backend switchml all-reduces through the switch; --hook " + hook
+                    + " would start a second agent beside the backend's: use --hook none or switchml");
         }
         if (!"json".equals(format) && !"table".equals(format)) {
             throw new IllegalArgumentException("--format must be table or json, not " + format);
         }
-        List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook, "--epochs", String.valueOf(run.epochs),
+        List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook,
+                "--backend", backend, "--epochs", String.valueOf(run.epochs),
                 "--batch-size", String.valueOf(run.batchSize),
                 "--lr", String.valueOf(run.learningRate(TrainOptimizer.Kind.ADAM.defaultLearningRate())), "--seed", String.valueOf(run.seed),
                 "--data", run.dataDirectory().toString(), "--limit", String.valueOf(run.limit), "--format", format));
-        // gloo needs no agent; the launcher then starts no switch either.
-        String algorithm = hook.equals("gloo") ? "none" : hook;
-        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout);
+        // Gloo without a hook needs no agent; the launcher then starts no switch either.
+        String algorithm = backend.equals("switchml") ? "switchml" : hookless ? "none" : hook;
+        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout,
+                placement.spec(workers, controller));
     }
 }

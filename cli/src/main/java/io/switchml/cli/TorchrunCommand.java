@@ -1,6 +1,7 @@
 package io.switchml.cli;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -33,6 +34,9 @@ final class TorchrunCommand implements Callable<Integer> {
     @Option(names = {"-m", "--module"}, description = "SCRIPT is a module, run as python -m MODULE (as torchrun -m).")
     boolean module;
 
+    @Mixin
+    TorchRackOptions placement;
+
     @Parameters(arity = "1..*", paramLabel = "SCRIPT [ARGS]", description = "The script and its arguments: everything"
             + " after the script goes to it, options included (as with torchrun).")
     List<String> script = new ArrayList<>();
@@ -43,6 +47,7 @@ final class TorchrunCommand implements Callable<Integer> {
         if (module) {
             command.add(0, "-m");
         }
-        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, command, timeout);
+        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, command, timeout,
+                placement.spec(workers, controller));
     }
 }

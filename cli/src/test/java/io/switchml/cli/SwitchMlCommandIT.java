@@ -194,7 +194,17 @@ class SwitchMlCommandIT {
         StringWriter err = new StringWriter();
         cl.setErr(new PrintWriter(err));
         assertThat(cl.execute("torch-train", "--hook", "allgather")).isNotZero();
-        assertThat(err.toString()).contains("--hook must be switchml, ring, ps or gloo, not allgather");
+        assertThat(err.toString()).contains("--hook must be switchml, ring, ps or none, not allgather");
+        assertThat(cl.execute("torch-train", "--backend", "nccl")).isNotZero();
+        assertThat(err.toString()).contains("--backend must be gloo or switchml, not nccl");
+        assertThat(cl.execute("torch-train", "--backend", "switchml", "--hook", "ring")).isNotZero();
+        assertThat(err.toString()).contains("would start a second agent beside the backend's");
+        assertThat(cl.execute("torch-train", "--rate", "1gbit")).isNotZero();
+        assertThat(err.toString()).contains("--rate needs --rack");
+        assertThat(cl.execute("torchrun", "--rack", "train.py")).isNotZero();
+        assertThat(err.toString()).contains("--rack needs --rate, e.g. --rate 1gbit");
+        assertThat(cl.execute("torchrun", "--rack", "--rate", "1gbit", "--controller", "h:1", "train.py")).isNotZero();
+        assertThat(err.toString()).contains("--rack starts its own switch on the rack's fabric; drop --controller");
         assertThat(cl.execute("torch-train", "--format", "xml")).isNotZero();
         assertThat(err.toString()).contains("--format must be table or json, not xml");
         assertThat(cl.execute("torchrun", "--algo", "allgather", "train.py")).isNotZero();

@@ -281,8 +281,12 @@ public final class SwitchMLConfig {
                         1, 10_000_000)));
         Duration retransmitMin = millis(Key.RETRANSMIT_MIN_MS, 1, Integer.MAX_VALUE);
         Duration retransmitMax = millis(Key.RETRANSMIT_MAX_MS, retransmitMin.toMillis(), Integer.MAX_VALUE);
-        lossRecovery = new LossRecovery(retransmitMin,
-                millis(Key.RETRANSMIT_INITIAL_MS, retransmitMin.toMillis(), retransmitMax.toMillis()), retransmitMax);
+        // The initial timeout's default (20 ms) follows a floor or ceiling set past it; a value given is checked.
+        Duration retransmitInitial = Key.RETRANSMIT_INITIAL_MS.defaultValue.equals(string(Key.RETRANSMIT_INITIAL_MS))
+                ? Duration.ofMillis(Math.min(retransmitMax.toMillis(), Math.max(retransmitMin.toMillis(),
+                        longValue(Key.RETRANSMIT_INITIAL_MS))))
+                : millis(Key.RETRANSMIT_INITIAL_MS, retransmitMin.toMillis(), retransmitMax.toMillis());
+        lossRecovery = new LossRecovery(retransmitMin, retransmitInitial, retransmitMax);
         operationTimeout = millis(Key.OPERATION_TIMEOUT_MS, 1, Long.MAX_VALUE);
         joinTimeout = millis(Key.JOIN_TIMEOUT_MS, 1, Integer.MAX_VALUE);
         socketBufferBytes = (int) inRange(Key.SOCKET_BUFFER_BYTES, integer(Key.SOCKET_BUFFER_BYTES), 1024, Integer.MAX_VALUE);

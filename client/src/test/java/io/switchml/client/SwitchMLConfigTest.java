@@ -38,6 +38,17 @@ class SwitchMLConfigTest {
     }
 
     @Test
+    void theInitialRetransmissionTimeoutsDefaultFollowsTheFloorWhileAValueGivenIsChecked() {
+        SwitchMLConfig raised = SwitchMLConfig.builder().workers(1).rank(0).retransmitMin(Duration.ofMillis(50)).build();
+        assertThat(raised.lossRecovery().retransmitInitial()).isEqualTo(Duration.ofMillis(50));
+        SwitchMLConfig kept = SwitchMLConfig.builder().workers(1).rank(0).retransmitMin(Duration.ofMillis(5)).build();
+        assertThat(kept.lossRecovery().retransmitInitial()).isEqualTo(Duration.ofMillis(20));
+        assertThatThrownBy(() -> SwitchMLConfig.builder().workers(1).rank(0).retransmitMin(Duration.ofMillis(50))
+                .retransmitInitial(Duration.ofMillis(30)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("switchml.retransmitInitialMs = 30");
+    }
+
+    @Test
     void oneRoundElementsDefaultsTo4096AndRefusesNegativeValues() {
         assertThat(SwitchMLConfig.builder().workers(1).rank(0).build().oneRoundElements()).isEqualTo(4096);
         assertThat(SwitchMLConfig.builder().workers(1).rank(0).oneRoundElements(0).build().oneRoundElements()).isZero();

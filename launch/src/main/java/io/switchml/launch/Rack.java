@@ -35,6 +35,8 @@ public final class Rack implements AutoCloseable {
     static final String SUBNET = "10.77.0";
     /** The switch's address inside the rack. */
     public static final String SWITCH_ADDRESS = SUBNET + ".254";
+    /** A host namespace's one link to the fabric (what {@code GLOO_SOCKET_IFNAME} names for PyTorch's Gloo). */
+    public static final String HOST_INTERFACE = "eth0";
     /** Queue latency of a worker's NIC and of a switch port (docs/ARCHITECTURE.md section 7). */
     static final String WORKER_LATENCY = "20ms";
     static final String SWITCH_LATENCY = "5ms";
@@ -344,12 +346,12 @@ public final class Rack implements AutoCloseable {
         addNamespace(ns);
         run("ip", "-n", ns, "link", "set", "lo", "up");
         vethPair(a, ns, b, fabric);
-        run("ip", "-n", ns, "link", "set", a, "name", "eth0");
+        run("ip", "-n", ns, "link", "set", a, "name", HOST_INTERFACE);
         run("ip", "-n", fabric, "link", "set", b, "name", port + index);
-        run("ip", "-n", ns, "addr", "add", address + "/24", "dev", "eth0");
-        run("ip", "-n", ns, "link", "set", "eth0", "up");
+        run("ip", "-n", ns, "addr", "add", address + "/24", "dev", HOST_INTERFACE);
+        run("ip", "-n", ns, "link", "set", HOST_INTERFACE, "up");
         run("ip", "-n", fabric, "link", "set", port + index, "master", "br0", "up");
-        shape(ns, "eth0", WORKER_LATENCY);
+        shape(ns, HOST_INTERFACE, WORKER_LATENCY);
         shape(fabric, port + index, SWITCH_LATENCY);
     }
 

@@ -73,6 +73,8 @@ def main(argv=None):
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--format", default="table", choices=["table", "json"])
+    ap.add_argument("--rate-bps", type=int, default=None,
+                    help="the links' rate when the ranks run in the emulated rack (reported as rate_bps)")
     args = ap.parse_args(argv)
 
     torch.set_num_threads(1)
@@ -152,7 +154,7 @@ def main(argv=None):
                "batch_size": args.batch_size, "test_accuracy": per_epoch[-1]["test_accuracy"] if per_epoch else None,
                "images_per_s": images / seconds if seconds > 0 else 0.0,
                "aggregation_fraction": sum(fractions) / len(fractions) if fractions else None,
-               "parameters_identical": identical, "wall_seconds": time.monotonic() - start,
+               "parameters_identical": identical, "rate_bps": args.rate_bps, "wall_seconds": time.monotonic() - start,
                "torch_version": torch.__version__, "per_epoch": per_epoch}
     if rank == 0:
         if args.format == "json":

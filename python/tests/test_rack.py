@@ -24,6 +24,7 @@ def test_ddp_trains_across_the_racks_namespaces(launcher, backend):
     assert run.returncode == 0, run.stdout + run.stderr
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["backend"] == backend and result["workers"] == 2 and result["parameters_identical"] is True
+    assert result["rate_bps"] == 1_000_000_000
     assert "emulated rack" in run.stderr and "links 1000000000 bit/s" in run.stderr, run.stderr
     # The switch on the fabric formed the job only for the switchml backend (Gloo's ranks need none).
     assert ("installed job" in run.stderr) == (backend == "switchml"), run.stderr

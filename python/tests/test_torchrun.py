@@ -36,8 +36,9 @@ def test_torch_train_prints_one_json_object_with_train_s_fields(launcher, hook):
     assert len(lines) == 1, run.stdout
     result = json.loads(lines[0])
     for field in ("aggregation", "workers", "epochs", "batch_size", "test_accuracy", "images_per_s",
-                  "aggregation_fraction", "parameters_identical", "wall_seconds", "per_epoch"):
+                  "aggregation_fraction", "parameters_identical", "rate_bps", "wall_seconds", "per_epoch"):
         assert field in result
     assert result["hook"] == hook and result["workers"] == 2 and result["parameters_identical"] is True
+    assert result["rate_bps"] is None  # on this host, not in the rack
     assert len(result["per_epoch"]) == 1 and result["per_epoch"][0]["images"] == 2048
     assert (result["aggregation_fraction"] is None) == (hook == "gloo")

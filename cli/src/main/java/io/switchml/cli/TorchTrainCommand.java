@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.launch.Rack;
 import io.switchml.training.TrainOptimizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -69,9 +70,12 @@ final class TorchTrainCommand implements Callable<Integer> {
                 "--batch-size", String.valueOf(run.batchSize),
                 "--lr", String.valueOf(run.learningRate(TrainOptimizer.Kind.ADAM.defaultLearningRate())), "--seed", String.valueOf(run.seed),
                 "--data", run.dataDirectory().toString(), "--limit", String.valueOf(run.limit), "--format", format));
+        Rack.Spec rack = placement.spec(workers, controller);
+        if (rack != null) {
+            args.addAll(List.of("--rate-bps", String.valueOf(rack.rateBps())));
+        }
         // Gloo without a hook needs no agent; the launcher then starts no switch either.
         String algorithm = backend.equals("switchml") ? "switchml" : hookless ? "none" : hook;
-        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout,
-                placement.spec(workers, controller));
+        return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout, rack);
     }
 }

@@ -20,6 +20,8 @@ public final class RackSwitch {
     /** Its controller's port, on {@link Rack#SWITCH_ADDRESS}. */
     public static final int CONTROLLER_PORT = 50099;
     private static final String SWITCH_READY = "switchml switch ready";
+    /** How long a switch gets to close on SIGTERM before it is killed. */
+    private static final long STOP_GRACE_SECONDS = 5;
 
     /**
      * Starts {@code switchml switch} in the rack's switch namespace (controller on {@link Rack#SWITCH_ADDRESS}:
@@ -180,12 +182,18 @@ public final class RackSwitch {
         }
     }
 
-    /** Stops a switch {@link #start} started (null: nothing to stop). */
+    /**
+     * Stops a switch {@link #start} started (null: nothing to stop): SIGTERM first, so that it removes its
+     * shared-memory directory under /dev/shm as it closes, then SIGKILL for what still runs after a few seconds.
+     */
     public static void stop(Process sw) throws InterruptedException {
         if (sw != null) {
-            sw.descendants().forEach(ProcessHandle::destroyForcibly);
-            sw.destroyForcibly();
-            sw.waitFor(10, TimeUnit.SECONDS);
+            sw.destroy();
+            if (!sw.waitFor(STOP_GRACE_SECONDS, TimeUnit.SECONDS)) {
+                sw.descendants().forEach(ProcessHandle::destroyForcibly);
+                sw.destroyForcibly();
+                sw.waitFor(10, TimeUnit.SECONDS);
+            }
         }
     }
 }

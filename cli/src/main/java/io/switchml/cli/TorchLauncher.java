@@ -49,13 +49,12 @@ final class TorchLauncher {
         this.err = err;
     }
 
-    /** @return the first failing rank's exit code, or 0 */
-    int run(int workers, String algorithm, String controller, String python, List<String> scriptAndArgs, Duration timeout)
-            throws InterruptedException, IOException {
-        return run(workers, algorithm, controller, python, scriptAndArgs, timeout, null);
-    }
-
-    /** The same, each rank in its own namespace of an emulated rack built to {@code rackSpec} when it is not null. */
+    /**
+     * Runs the ranks on this host, or each in its own namespace of an emulated rack built to {@code rackSpec} when it
+     * is not null.
+     *
+     * @return the first failing rank's exit code, or 0
+     */
     int run(int workers, String algorithm, String controller, String python, List<String> scriptAndArgs, Duration timeout,
             Rack.Spec rackSpec) throws InterruptedException, IOException {
         if (workers < 1) {

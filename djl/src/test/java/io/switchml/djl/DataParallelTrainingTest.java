@@ -6,6 +6,7 @@ import ai.djl.ndarray.NDList;
 import ai.djl.training.Trainer;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.ReferenceAllReduce;
+import io.switchml.launch.InProcessSwitchJob;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,11 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Workers of one job in this JVM, aggregating through an embedded switch. */
 class DataParallelTrainingTest {
     private static final int WORKERS = 3;
-    private static InProcessWorkers workers;
+    private static InProcessSwitchJob workers;
 
     @BeforeAll
     static void start() {
-        workers = new InProcessWorkers(WORKERS);
+        workers = new InProcessSwitchJob(WORKERS);
     }
 
     @AfterAll

@@ -18,6 +18,12 @@ import ai.djl.training.tracker.Tracker;
 
 /** Small models and synthetic data for the tests. */
 final class Models {
+    /**
+     * PyTorch lets one gradient collector record at a time per process, so the tests' in-process ranks run forward and
+     * backward under this lock and aggregate outside it, as separate processes would.
+     */
+    static final Object BACKWARD = new Object();
+
     static final int FEATURES = 20;
     static final int CLASSES = 3;
 
@@ -52,7 +58,7 @@ final class Models {
 
     /** Forward and backward of one batch (under the process-wide collector lock); the loss. */
     static float backward(Trainer trainer, NDList batch) {
-        synchronized (InProcessWorkers.BACKWARD) {
+        synchronized (BACKWARD) {
             try (GradientCollector collector = trainer.newGradientCollector()) {
                 NDArray loss = trainer.getLoss().evaluate(new NDList(batch.get(1)), trainer.forward(new NDList(batch.get(0))));
                 collector.backward(loss);

@@ -3,6 +3,7 @@ package io.switchml.djl;
 import ai.djl.Model;
 import ai.djl.training.Trainer;
 import io.switchml.api.RankLeftException;
+import io.switchml.launch.InProcessSwitchJob;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -16,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PeerLeavesTest {
     @Test
     void aRankThatFailsAndClosesItsContextFailsTheOtherAtOnce() throws Exception {
-        try (InProcessWorkers workers = new InProcessWorkers(2)) {
+        try (InProcessSwitchJob workers = new InProcessSwitchJob(2)) {
             List<Exception> failures = workers.run(ctx -> {
                 try (Model model = Model.newInstance("mine"); Trainer trainer = Models.mlp(model, ctx.rank() == 0 ? 16 : 8, 1)) {
                     ParameterBroadcast.fromRank(ctx, model.getBlock(), 0);

@@ -4,6 +4,7 @@ import ai.djl.Model;
 import ai.djl.ndarray.NDList;
 import ai.djl.training.Trainer;
 import io.switchml.api.StepCountMismatchException;
+import io.switchml.launch.InProcessSwitchJob;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,11 +16,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Ranks holding different numbers of batches, in this JVM through an embedded switch. */
 class UnevenShardsTest {
     private static final int[] BATCHES = {4, 9, 6};
-    private static InProcessWorkers workers;
+    private static InProcessSwitchJob workers;
 
     @BeforeAll
     static void start() {
-        workers = new InProcessWorkers(BATCHES.length);
+        workers = new InProcessSwitchJob(BATCHES.length);
     }
 
     @AfterAll

@@ -3,6 +3,7 @@ package io.switchml.tensorflow;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.ReferenceAllReduce;
 import io.switchml.api.StepCountMismatchException;
+import io.switchml.launch.InProcessSwitchJob;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,13 +32,13 @@ class DistributedOptimizerTest {
     private static final int WORKERS = 3;
     private static final int FEATURES = 20;
     private static final int CLASSES = 4;
-    private static SwitchWorkers workers;
+    private static InProcessSwitchJob workers;
     private static final org.tensorflow.proto.ConfigProto ONE_THREAD = org.tensorflow.proto.ConfigProto.newBuilder()
             .setIntraOpParallelismThreads(1).setInterOpParallelismThreads(1).build();
 
     @BeforeAll
     static void start() {
-        workers = new SwitchWorkers(WORKERS);
+        workers = new InProcessSwitchJob(WORKERS);
     }
 
     @AfterAll
@@ -197,12 +198,12 @@ class DistributedOptimizerTest {
     @Test
     void unevenStepsWithoutJoiningFailOnEveryRank() throws Exception {
         // The ranks end out of step: a job of their own.
-        try (SwitchWorkers uneven = new SwitchWorkers(WORKERS)) {
+        try (InProcessSwitchJob uneven = new InProcessSwitchJob(WORKERS)) {
             unevenStepsFail(uneven);
         }
     }
 
-    private static void unevenStepsFail(SwitchWorkers uneven) throws Exception {
+    private static void unevenStepsFail(InProcessSwitchJob uneven) throws Exception {
         List<String> outcomes = uneven.run(ctx -> {
             Model m = Model.build(7, 8);
             try (Graph g = m.graph(); DistributedOptimizer opt = new DistributedOptimizer(ctx, new Adam(g, 0.01f))) {
@@ -227,7 +228,7 @@ class DistributedOptimizerTest {
     @Test
     void differentModelsFailWithBothLayoutsInTheMessage() throws Exception {
         // Rank 1 fails at the check while rank 0 goes on and waits for it: a job of their own, with a short timeout.
-        try (SwitchWorkers mismatched = new SwitchWorkers(2, java.time.Duration.ofSeconds(2))) {
+        try (InProcessSwitchJob mismatched = new InProcessSwitchJob(2, java.time.Duration.ofSeconds(2))) {
             List<String> outcomes = mismatched.run(ctx -> {
                 Model m = Model.build(1, ctx.rank() == 1 ? 16 : 8);
                 try (Graph g = m.graph(); Session s = new Session(g, ONE_THREAD)) {

@@ -1,4 +1,4 @@
-package io.switchml.tensorflow;
+package io.switchml.launch;
 
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLContext;
@@ -14,9 +14,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-/** An embedded switch and n workers of one job in this JVM, each on its own thread with its own graph and session. */
-final class SwitchWorkers implements AutoCloseable {
-    interface Body<T> {
+/**
+ * An embedded switch and n joined workers of one job in this JVM, each on its own thread: the framework modules' tests
+ * (djl, tensorflow) run their ranks on it, each rank with its own model, as separate processes would.
+ */
+public final class InProcessSwitchJob implements AutoCloseable {
+    /** What one rank runs with its context. */
+    public interface Body<T> {
         T run(SwitchMLContext context) throws Exception;
     }
 
@@ -24,15 +28,16 @@ final class SwitchWorkers implements AutoCloseable {
     private final List<SwitchMLContext> contexts = new ArrayList<>();
     private final ExecutorService pool;
 
-    SwitchWorkers(int workers) {
+    public InProcessSwitchJob(int workers) {
         this(workers, Duration.ofSeconds(30));
     }
 
     /** @param operationTimeout how long an all-reduce may wait: short where a test makes the ranks disagree */
-    SwitchWorkers(int workers, Duration operationTimeout) {
+    public InProcessSwitchJob(int workers, Duration operationTimeout) {
         service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
         pool = Executors.newFixedThreadPool(workers);
-        String job = "tf-test-" + System.nanoTime();
+        String job = "in-process-" + System.nanoTime();
+        // connect() returns only once every rank has joined, so the ranks join at once.
         List<CompletableFuture<SwitchMLContext>> joining = new ArrayList<>();
         for (int r = 0; r < workers; r++) {
             SwitchMLConfig config = SwitchMLConfig.builder().controller("127.0.0.1:" + service.controllerPort()).job(job)
@@ -40,11 +45,16 @@ final class SwitchWorkers implements AutoCloseable {
                     .build();
             joining.add(CompletableFuture.supplyAsync(() -> SwitchMLContext.connect(config), pool));
         }
-        joining.forEach(f -> contexts.add(f.join()));
+        try {
+            joining.forEach(f -> contexts.add(f.join()));
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
     }
 
     /** Runs {@code body} on every worker at once; the results in rank order, or the first failure. */
-    <T> List<T> run(Body<T> body) throws Exception {
+    public <T> List<T> run(Body<T> body) throws Exception {
         List<CompletableFuture<T>> futures = new ArrayList<>();
         for (SwitchMLContext c : contexts) {
             futures.add(CompletableFuture.supplyAsync(() -> {
@@ -63,7 +73,7 @@ final class SwitchWorkers implements AutoCloseable {
     }
 
     /** The packet size the job runs with: the unit of the switch's block scaling. */
-    int elementsPerPacket() {
+    public int elementsPerPacket() {
         return contexts.get(0).config().elementsPerPacket();
     }
 

@@ -122,11 +122,6 @@ public final class SwitchMLConfig {
             return PREFIX + name;
         }
 
-        /** The short name, e.g. {@code slotsPerThread}: what {@code --set} and the Python package take. */
-        public String shortName() {
-            return name;
-        }
-
         /** The environment variable, e.g. {@code SWITCHML_SLOTS_PER_THREAD}. */
         public String environmentVariable() {
             return ENVIRONMENT_PREFIX + name();

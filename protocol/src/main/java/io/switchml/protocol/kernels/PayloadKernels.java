@@ -1,0 +1,54 @@
+package io.switchml.protocol.kernels;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Every pass over a payload's elements (docs/ARCHITECTURE.md section 12): the worker's block maximum,
+ * quantisation, raw stores, dequantisation and loads, and the switch's copy-in, add-in and copy-out.
+ * Payload elements are big-endian int32 at a byte index of a {@link ByteBuffer} of any kind (heap,
+ * direct, mapped, a slice; read-only where only read).
+ *
+ * <p>{@link ScalarKernels} is the reference; every other implementation writes the same bytes and
+ * values for the same inputs (the contract test checks it), so choosing one never changes a result.
+ * An instance holds the scratch of one packet and belongs to one thread; {@link Kernels} makes them.
+ */
+public interface PayloadKernels {
+    /** The implementation's name, as the {@code kernels} setting spells it. */
+    String name();
+
+    /** The largest magnitude bit pattern in {@code src[from, to)} (see {@code BlockQuantizer.maxMagnitudeBits}). */
+    int maxMagnitudeBits(float[] src, int from, int to);
+
+    /** Writes {@code round(src[from + i] * scale)}, half to even, as payload element i at byte {@code at}, i < n. */
+    void quantize(float[] src, int from, int n, double scale, ByteBuffer dst, int at);
+
+    /** Writes {@code src[from + i]}'s raw float32 bits as element i at byte {@code at}, i < n (the one-round mode). */
+    void storeFloatBits(float[] src, int from, int n, ByteBuffer dst, int at);
+
+    /** Writes {@code src[from + i]} as element i at byte {@code at}, i < n. */
+    void storeInts(int[] src, int from, int n, ByteBuffer dst, int at);
+
+    /** Writes n zero elements at byte {@code at}. */
+    void zero(ByteBuffer dst, int at, int n);
+
+    /** Writes {@code (float) (element i * reciprocal)} to {@code dst[to + i]}, i < n. */
+    void dequantize(ByteBuffer src, int at, int n, double reciprocal, float[] dst, int to);
+
+    /** Reads n elements at byte {@code at} into {@code dst[to, to + n)}. */
+    void loadInts(ByteBuffer src, int at, int n, int[] dst, int to);
+
+    /** Adds n elements at byte {@code at} to {@code sums[0, n)}, wrapping on overflow as 32-bit registers do. */
+    void addInts(ByteBuffer src, int at, int n, int[] sums);
+
+    /**
+     * Reads n elements (raw float32 bits) at byte {@code at} into {@code dst[to, to + n)} and returns the
+     * largest of their magnitudes' bit patterns and {@code maxSoFar}: the one-round mode's staging.
+     */
+    int loadFloatBits(ByteBuffer src, int at, int n, int[] dst, int to, int maxSoFar);
+
+    /**
+     * {@code sums[i] (+)= round(intBitsToFloat(bits[from + i]) * scale)}, i < n: overwriting when
+     * {@code first}, else adding; the one-round mode's quantised sum of staged contributions.
+     */
+    void quantizeBits(int[] bits, int from, int n, double scale, int[] sums, boolean first);
+}

@@ -1,0 +1,219 @@
+package io.switchml.kernels.vector;
+
+import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.kernels.PayloadKernels;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The kernels on the Vector API, for JDK 17 and later (docs/ARCHITECTURE.md section 12). As in the
+ * protocol module's array kernels, a packet crosses between its buffer and a byte array in one bulk
+ * copy; here the element loops run a vector of lanes at a time, and the big-endian byte order is one
+ * byte shuffle per vector. The arithmetic is the reference's, lane by lane (float to double, the
+ * multiply, the rounding bias, the low 32 bits), so every result is the same bit for bit.
+ *
+ * <p>Only array accesses of the Vector API are used: its buffer accesses differ between JDK 17
+ * ({@code ByteBuffer}) and 22+ ({@code MemorySegment}).
+ */
+final class VectorKernels implements PayloadKernels {
+    static final String NAME = "vector";
+    private static final double ROUNDING_BIAS = 0x1.8p52;
+    private static final VarHandle BIG_ENDIAN_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+    /** Doubles of the widest vectors this CPU has; floats and ints of the same lane count, half as wide. */
+    private static final VectorSpecies<Double> DOUBLES = DoubleVector.SPECIES_PREFERRED;
+    private static final int LANES = DOUBLES.length();
+    private static final VectorShape HALF = VectorShape.forBitSize(Math.max(64, LANES * Integer.SIZE));
+    private static final VectorSpecies<Float> FLOATS = VectorSpecies.of(float.class, HALF);
+    private static final VectorSpecies<Integer> INTS = VectorSpecies.of(int.class, HALF);
+    private static final VectorSpecies<Byte> BYTES = VectorSpecies.of(byte.class, HALF);
+    /** For int-only passes: the widest vectors. */
+    private static final VectorSpecies<Integer> WIDE_INTS = IntVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Byte> WIDE_BYTES = ByteVector.SPECIES_PREFERRED;
+    private static final VectorShuffle<Byte> SWAP = swap(BYTES);
+    private static final VectorShuffle<Byte> WIDE_SWAP = swap(WIDE_BYTES);
+
+    private final byte[] bytes;
+
+    VectorKernels(int maxElements) {
+        this.bytes = new byte[maxElements * Integer.BYTES];
+    }
+
+    /** Why this CPU's vectors are no use here, or null. */
+    static String unsupportedReason() {
+        return DOUBLES.vectorBitSize() < 256 ? "the CPU's widest vectors are " + DOUBLES.vectorBitSize() + " bits (< 256)" : null;
+    }
+
+    private static VectorShuffle<Byte> swap(VectorSpecies<Byte> species) {
+        return VectorShuffle.fromOp(species, i -> (i & ~3) + 3 - (i & 3));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int maxMagnitudeBits(float[] src, int from, int to) {
+        int i = from;
+        int max = 0;
+        int bound = from + FLOATS.loopBound(to - from);
+        if (bound > from) {
+            IntVector most = IntVector.zero(INTS);
+            for (; i < bound; i += LANES) {
+                most = most.max(FloatVector.fromArray(FLOATS, src, i).reinterpretAsInts().and(0x7FFFFFFF));
+            }
+            max = most.reduceLanes(VectorOperators.MAX);
+        }
+        return Math.max(max, BlockQuantizer.maxMagnitudeBits(src, i, to));
+    }
+
+    @Override
+    public void quantize(float[] src, int from, int n, double scale, ByteBuffer dst, int at) {
+        byte[] b = bytes;
+        int i = 0;
+        for (int bound = FLOATS.loopBound(n); i < bound; i += LANES) {
+            quantized(FloatVector.fromArray(FLOATS, src, from + i), scale).reinterpretAsBytes().rearrange(SWAP)
+                    .intoArray(b, i * Integer.BYTES);
+        }
+        for (; i < n; i++) {
+            BIG_ENDIAN_INT.set(b, i * Integer.BYTES, BlockQuantizer.quantize(src[from + i], scale));
+        }
+        dst.put(at, b, 0, n * Integer.BYTES);
+    }
+
+    /** round(x * scale), half to even, lane by lane as {@link BlockQuantizer#quantize(float, double)}. */
+    private static IntVector quantized(FloatVector values, double scale) {
+        DoubleVector wide = (DoubleVector) values.castShape(DOUBLES, 0);
+        LongVector bits = wide.mul(scale).add(ROUNDING_BIAS).reinterpretAsLongs();
+        return (IntVector) bits.castShape(INTS, 0);
+    }
+
+    @Override
+    public void storeFloatBits(float[] src, int from, int n, ByteBuffer dst, int at) {
+        byte[] b = bytes;
+        int i = 0;
+        for (int bound = FLOATS.loopBound(n); i < bound; i += LANES) {
+            FloatVector.fromArray(FLOATS, src, from + i).reinterpretAsBytes().rearrange(SWAP).intoArray(b, i * Integer.BYTES);
+        }
+        for (; i < n; i++) {
+            BIG_ENDIAN_INT.set(b, i * Integer.BYTES, Float.floatToRawIntBits(src[from + i]));
+        }
+        dst.put(at, b, 0, n * Integer.BYTES);
+    }
+
+    @Override
+    public void storeInts(int[] src, int from, int n, ByteBuffer dst, int at) {
+        byte[] b = bytes;
+        int i = 0;
+        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
+            IntVector.fromArray(WIDE_INTS, src, from + i).reinterpretAsBytes().rearrange(WIDE_SWAP).intoArray(b, i * Integer.BYTES);
+        }
+        for (; i < n; i++) {
+            BIG_ENDIAN_INT.set(b, i * Integer.BYTES, src[from + i]);
+        }
+        dst.put(at, b, 0, n * Integer.BYTES);
+    }
+
+    @Override
+    public void zero(ByteBuffer dst, int at, int n) {
+        Arrays.fill(bytes, 0, n * Integer.BYTES, (byte) 0);
+        dst.put(at, bytes, 0, n * Integer.BYTES);
+    }
+
+    @Override
+    public void dequantize(ByteBuffer src, int at, int n, double reciprocal, float[] dst, int to) {
+        byte[] b = load(src, at, n);
+        int i = 0;
+        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
+            IntVector sums = ByteVector.fromArray(BYTES, b, i * Integer.BYTES).rearrange(SWAP).reinterpretAsInts();
+            DoubleVector scaled = ((DoubleVector) sums.castShape(DOUBLES, 0)).mul(reciprocal);
+            ((FloatVector) scaled.castShape(FLOATS, 0)).intoArray(dst, to + i);
+        }
+        for (; i < n; i++) {
+            dst[to + i] = BlockQuantizer.dequantizeByReciprocal((int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES), reciprocal);
+        }
+    }
+
+    @Override
+    public void loadInts(ByteBuffer src, int at, int n, int[] dst, int to) {
+        byte[] b = load(src, at, n);
+        int i = 0;
+        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
+            wideInts(b, i).intoArray(dst, to + i);
+        }
+        for (; i < n; i++) {
+            dst[to + i] = (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
+        }
+    }
+
+    @Override
+    public void addInts(ByteBuffer src, int at, int n, int[] sums) {
+        byte[] b = load(src, at, n);
+        int i = 0;
+        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
+            IntVector.fromArray(WIDE_INTS, sums, i).add(wideInts(b, i)).intoArray(sums, i);
+        }
+        for (; i < n; i++) {
+            sums[i] += (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
+        }
+    }
+
+    @Override
+    public int loadFloatBits(ByteBuffer src, int at, int n, int[] dst, int to, int maxSoFar) {
+        byte[] b = load(src, at, n);
+        int i = 0;
+        int max = maxSoFar;
+        int bound = WIDE_INTS.loopBound(n);
+        if (bound > 0) {
+            IntVector most = IntVector.zero(WIDE_INTS);
+            for (; i < bound; i += WIDE_INTS.length()) {
+                IntVector bits = wideInts(b, i);
+                bits.intoArray(dst, to + i);
+                most = most.max(bits.and(0x7FFFFFFF));
+            }
+            max = Math.max(max, most.reduceLanes(VectorOperators.MAX));
+        }
+        for (; i < n; i++) {
+            int bits = (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
+            dst[to + i] = bits;
+            max = Math.max(max, bits & 0x7FFFFFFF);
+        }
+        return max;
+    }
+
+    @Override
+    public void quantizeBits(int[] bits, int from, int n, double scale, int[] sums, boolean first) {
+        int i = 0;
+        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
+            IntVector q = quantized(IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats(), scale);
+            (first ? q : q.add(IntVector.fromArray(INTS, sums, i))).intoArray(sums, i);
+        }
+        for (; i < n; i++) {
+            int q = BlockQuantizer.quantize(Float.intBitsToFloat(bits[from + i]), scale);
+            sums[i] = first ? q : sums[i] + q;
+        }
+    }
+
+    /** Payload elements [i, i + wide lanes) of the loaded bytes, as ints. */
+    private static IntVector wideInts(byte[] b, int i) {
+        return ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts();
+    }
+
+    private byte[] load(ByteBuffer src, int at, int n) {
+        src.get(at, bytes, 0, n * Integer.BYTES);
+        return bytes;
+    }
+}

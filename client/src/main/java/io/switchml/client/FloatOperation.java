@@ -21,8 +21,8 @@ final class FloatOperation extends Operation<FloatBuffer> {
     }
 
     @Override
-    int maxMagnitudeBits(int from, int to) {
-        return BlockQuantizer.maxMagnitudeBits(in, inBase + from, inBase + to);
+    int maxMagnitudeBits(int from, int to, PayloadCodec codec) {
+        return codec.maxMagnitudeBits(in, inBase + from, inBase + to);
     }
 
     @Override

@@ -20,7 +20,7 @@ final class IntOperation extends Operation<IntBuffer> {
     }
 
     @Override
-    int maxMagnitudeBits(int from, int to) {
+    int maxMagnitudeBits(int from, int to, PayloadCodec codec) {
         throw new IllegalStateException("int32 blocks carry no exponent");
     }
 

@@ -54,7 +54,7 @@ abstract class Operation<B extends Buffer> {
     abstract boolean quantized();
 
     /** Largest magnitude bits of elements [from, to); only for quantized types. */
-    abstract int maxMagnitudeBits(int from, int to);
+    abstract int maxMagnitudeBits(int from, int to, PayloadCodec codec);
 
     /** Writes elements [from, to) into the packet's payload, which carries exactly those (a short packet when fewer than k). */
     abstract void encode(int from, int to, int eMax, AggregationPacket packet, PayloadCodec codec);

@@ -331,7 +331,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int e1 = 0;
         int exponentBlock = schedule.exponentBlock(q);
         if (exponentBlock >= 0 && op.quantized()) {
-            int bits = op.maxMagnitudeBits(blockStart(task, exponentBlock), blockEnd(task, exponentBlock));
+            int bits = op.maxMagnitudeBits(blockStart(task, exponentBlock), blockEnd(task, exponentBlock), codec);
             e0 = BlockQuantizer.exponent(bits);
             e1 = BlockQuantizer.flag(bits);
         } else if (op.quantized()) {

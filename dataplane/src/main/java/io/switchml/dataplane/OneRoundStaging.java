@@ -3,8 +3,8 @@ package io.switchml.dataplane;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
 import io.switchml.protocol.OneRound;
+import io.switchml.protocol.kernels.PayloadKernels;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -78,7 +78,8 @@ final class OneRoundStaging {
      *         must not reach the exponents and processor; for {@link #ONE_ROUND_INT32} it goes to the
      *         processor only (e0 and e1 carry the tag)
      */
-    int contribute(int set, int slot, int rank, boolean first, int mode, AggregationPacket packet, int elements) {
+    int contribute(int set, int slot, int rank, boolean first, int mode, AggregationPacket packet, int elements,
+                   PayloadKernels kernels) {
         int i = set * slots + slot;
         int packetTag = mode != TWO_ROUNDS ? OneRound.tag(packet) : 0;
         if (first) {
@@ -91,33 +92,17 @@ final class OneRoundStaging {
             mismatched[i] = true;
         }
         if (roundMode[i] == ONE_ROUND_FLOAT32 && mode == ONE_ROUND_FLOAT32 && !mismatched[i]) {
-            stage(slot, rank, packet, elements);
+            maxBits[slot] = kernels.loadFloatBits(packet.buffer(), packet.elementIndex(0), elements, staged[slot],
+                    rank * capacity, maxBits[slot]);
         }
         return roundMode[i];
-    }
-
-    private void stage(int slot, int rank, AggregationPacket packet, int elements) {
-        int[] values = staged[slot];
-        int base = rank * capacity;
-        ByteBuffer buffer = packet.buffer();
-        int at = packet.elementIndex(0);
-        int max = maxBits[slot];
-        for (int e = 0; e < elements; e++) {
-            int bits = buffer.getInt(at + e * Integer.BYTES);
-            values[base + e] = bits;
-            int magnitude = bits & 0x7FFFFFFF;
-            if (magnitude > max) {
-                max = magnitude;
-            }
-        }
-        maxBits[slot] = max;
     }
 
     /**
      * Called once a round of (set, slot) is complete: for a one-round round, computes its result
      * into the processor's and exponents' registers of (set, slot).
      */
-    void complete(int set, int slot, Processor processor, Exponents exponents) {
+    void complete(int set, int slot, Processor processor, Exponents exponents, PayloadKernels kernels) {
         int i = set * slots + slot;
         if (roundMode[i] == TWO_ROUNDS) {
             return;
@@ -145,14 +130,8 @@ final class OneRoundStaging {
         }
         double scale = BlockQuantizer.scale(exponent, workers);
         int[] values = staged[slot];
-        for (int e = 0; e < elements; e++) {
-            sums[e] = BlockQuantizer.quantize(Float.intBitsToFloat(values[e]), scale);
-        }
-        for (int rank = 1; rank < workers; rank++) {
-            int base = rank * capacity;
-            for (int e = 0; e < elements; e++) {
-                sums[e] += BlockQuantizer.quantize(Float.intBitsToFloat(values[base + e]), scale);
-            }
+        for (int rank = 0; rank < workers; rank++) {
+            kernels.quantizeBits(values, rank * capacity, elements, scale, sums, rank == 0);
         }
     }
 

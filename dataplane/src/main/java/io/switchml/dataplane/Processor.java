@@ -1,6 +1,7 @@
 package io.switchml.dataplane;
 
 import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.kernels.PayloadKernels;
 
 import java.util.Arrays;
 
@@ -8,7 +9,7 @@ import java.util.Arrays;
  * The switch program's processor: the int32 accumulators of each copy of each slot. A round's
  * first contribution overwrites them, later ones add. Additions wrap around on overflow, as Java
  * int arithmetic and the switch's 32-bit registers do; workers scale their values so that the
- * n-way sum does not overflow.
+ * n-way sum does not overflow. The element loops are the calling port thread's {@link PayloadKernels}.
  */
 final class Processor {
     /** values[set][slot][element]. */
@@ -28,12 +29,10 @@ final class Processor {
      * Folds the packet's first {@code elements} payload elements into (set, slot); a short packet
      * counts as one padded with zeros.
      */
-    void apply(int set, int slot, boolean first, AggregationPacket packet, int elements) {
+    void apply(int set, int slot, boolean first, AggregationPacket packet, int elements, PayloadKernels kernels) {
         int[] sums = values[set][slot];
         if (first) {
-            for (int i = 0; i < elements; i++) {
-                sums[i] = packet.element(i);
-            }
+            kernels.loadInts(packet.buffer(), packet.elementIndex(0), elements, sums, 0);
             filled[set][slot] = elements;
         } else {
             int held = filled[set][slot];
@@ -41,9 +40,7 @@ final class Processor {
                 Arrays.fill(sums, held, elements, 0); // the earlier, shorter contributions were zeros there
                 filled[set][slot] = elements;
             }
-            for (int i = 0; i < elements; i++) {
-                sums[i] += packet.element(i);
-            }
+            kernels.addInts(packet.buffer(), packet.elementIndex(0), elements, sums);
         }
     }
 
@@ -57,14 +54,11 @@ final class Processor {
     }
 
     /** Writes the first {@code elements} sums of (set, slot) into the packet's payload (zeros beyond the round's). */
-    void writeResult(int set, int slot, AggregationPacket packet, int elements) {
-        int[] sums = values[set][slot];
+    void writeResult(int set, int slot, AggregationPacket packet, int elements, PayloadKernels kernels) {
         int held = Math.min(elements, filled[set][slot]);
-        for (int i = 0; i < held; i++) {
-            packet.element(i, sums[i]);
-        }
-        for (int i = held; i < elements; i++) {
-            packet.element(i, 0);
+        kernels.storeInts(values[set][slot], 0, held, packet.buffer(), packet.elementIndex(0));
+        if (held < elements) {
+            kernels.zero(packet.buffer(), packet.elementIndex(held), elements - held);
         }
     }
 }

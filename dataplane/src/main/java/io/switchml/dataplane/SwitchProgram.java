@@ -2,6 +2,9 @@ package io.switchml.dataplane;
 
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.OneRound;
+import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.kernels.Kernels;
+import io.switchml.protocol.kernels.PayloadKernels;
 import java.nio.ByteBuffer;
 
 /**
@@ -22,6 +25,8 @@ final class SwitchProgram {
     private final ResultSender sender;
     private final IngressMetadata metadata = new IngressMetadata();
     private final JobActivity activity = new JobActivity();
+    /** This thread's element loops, for the largest packets. */
+    private final PayloadKernels kernels = Kernels.create(PayloadSize.B61440.elements());
 
     SwitchProgram(ControlPlane controlPlane, int portCount, DropSimulator dropSimulator, SwitchCounters counters,
                   ResultSink sink) {
@@ -80,7 +85,7 @@ final class SwitchProgram {
             case REOPEN -> {
                 // The sender's own packet replaces its earlier contribution of another length.
                 job.exponents().apply(set, slot, true, aggregation);
-                job.processor().apply(set, slot, true, aggregation, metadata.elements);
+                job.processor().apply(set, slot, true, aggregation, metadata.elements, kernels);
                 counters.increment(SwitchCounter.ROUNDS_REOPENED);
                 return NextStep.CONSUME;
             }
@@ -94,12 +99,13 @@ final class SwitchProgram {
             boolean first = job.workersCounter().count(set, slot);
             OneRoundStaging staging = job.oneRoundStaging();
             int mode = staging == null ? OneRoundStaging.TWO_ROUNDS
-                    : staging.contribute(set, slot, metadata.rank, first, metadata.mode, aggregation, metadata.elements);
+                    : staging.contribute(set, slot, metadata.rank, first, metadata.mode, aggregation, metadata.elements,
+                            kernels);
             if (mode != OneRoundStaging.ONE_ROUND_FLOAT32) {
                 if (mode == OneRoundStaging.TWO_ROUNDS) {
                     job.exponents().apply(set, slot, first, aggregation);
                 }
-                job.processor().apply(set, slot, first, aggregation, metadata.elements);
+                job.processor().apply(set, slot, first, aggregation, metadata.elements, kernels);
             }
             counters.increment(SwitchCounter.CONTRIBUTIONS);
             complete = job.workersCounter().complete(set, slot);
@@ -151,7 +157,7 @@ final class SwitchProgram {
             return NextStep.DROP;
         }
         job.exponents().set(set, slot, aggregation.exponent0(), aggregation.exponent1());
-        job.processor().apply(set, slot, true, aggregation, metadata.elements);
+        job.processor().apply(set, slot, true, aggregation, metadata.elements, kernels);
         aggregation.jobNumber(job.spec().jobNumber());
         counters.increment(SwitchCounter.SPINE_RESULTS);
         sender.multicast(job, metadata.slot, metadata.thread, sourcePort, packet);
@@ -179,7 +185,7 @@ final class SwitchProgram {
 
     /** The round of (set, slot) just completed in a job with the one-round mode. */
     private void completeWithStaging(OneRoundStaging staging, InstalledJob job, int set, int slot) {
-        staging.complete(set, slot, job.processor(), job.exponents());
+        staging.complete(set, slot, job.processor(), job.exponents(), kernels);
         if (staging.mismatched(set, slot)) {
             counters.increment(SwitchCounter.MISMATCHED_ROUNDS);
         } else if (staging.oneRound(set, slot)) {
@@ -192,9 +198,9 @@ final class SwitchProgram {
      * become the result, as long as the request (all contributions of a round have the same length).
      * A round whose contributions disagreed (the one-round mode's check) has a poisoned result.
      */
-    private static void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet, int elements) {
+    private void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet, int elements) {
         job.exponents().writeResult(set, slot, packet);
-        job.processor().writeResult(set, slot, packet, elements);
+        job.processor().writeResult(set, slot, packet, elements, kernels);
         OneRoundStaging staging = job.oneRoundStaging();
         if (staging != null && staging.mismatched(set, slot)) {
             packet.exponents(packet.exponent0(), OneRound.FLAG_MISMATCH);

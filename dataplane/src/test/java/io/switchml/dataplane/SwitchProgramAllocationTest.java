@@ -49,10 +49,11 @@ class SwitchProgramAllocationTest {
                 }
             }
         };
-        rounds.run(); // warm up: class loading and compilation
+        warmUp(rounds);
+        long sentBefore = sends;
         long allocated = allocatedBy(rounds);
 
-        assertThat(sends).isEqualTo(2 * 200 * SLOTS * (WORKERS + 1));
+        assertThat(sends - sentBefore).isEqualTo(200 * SLOTS * (WORKERS + 1));
         // 19,200 packets; a few bytes of slack for the measurement itself.
         assertThat(allocated).isLessThan(1024);
     }
@@ -96,12 +97,13 @@ class SwitchProgramAllocationTest {
                 }
             }
         };
-        rounds.run(); // warm up: class loading and compilation
+        warmUp(rounds);
         long sentBefore = sends;
+        long resultsBefore = program.counters().get(SwitchCounter.ONE_ROUND_RESULTS);
         long allocated = allocatedBy(rounds);
 
         assertThat(sends - sentBefore).isEqualTo(200L * SLOTS * (WORKERS + 1));
-        assertThat(program.counters().get(SwitchCounter.ONE_ROUND_RESULTS)).isEqualTo(2 * 200L * SLOTS);
+        assertThat(program.counters().get(SwitchCounter.ONE_ROUND_RESULTS) - resultsBefore).isEqualTo(200L * SLOTS);
         assertThat(allocated).isLessThan(1024);
     }
 
@@ -137,14 +139,25 @@ class SwitchProgramAllocationTest {
                 }
             }
         };
-        rounds.run(); // warm up: class loading and compilation
+        warmUp(rounds);
         long sentBefore = sends;
+        long spineResultsBefore = program.counters().get(SwitchCounter.SPINE_RESULTS);
         long allocated = allocatedBy(rounds);
 
         // Per slot and round: two partials up, the result to every worker, one answer.
         assertThat(sends - sentBefore).isEqualTo(200L * SLOTS * (2 + WORKERS + 1));
-        assertThat(program.counters().get(SwitchCounter.SPINE_RESULTS)).isEqualTo(2 * 200L * SLOTS);
+        assertThat(program.counters().get(SwitchCounter.SPINE_RESULTS) - spineResultsBefore).isEqualTo(200L * SLOTS);
         assertThat(allocated).isLessThan(1024);
+    }
+
+    /**
+     * Runs {@code rounds} until a run allocates nothing, at most 50 times: class loading and compilation. The Vector
+     * API's kernels box their vectors until C2 has compiled them, so one run is not always enough.
+     */
+    private static void warmUp(Runnable rounds) {
+        for (int run = 0; run < 50 && allocatedBy(rounds) >= 1024; run++) {
+            // again
+        }
     }
 
     /** Bytes this thread allocates while running {@code rounds}. */

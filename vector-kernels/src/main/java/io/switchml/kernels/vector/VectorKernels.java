@@ -69,13 +69,10 @@ final class VectorKernels implements PayloadKernels {
     public int maxMagnitudeBits(float[] src, int from, int to) {
         int i = from;
         int max = 0;
-        int bound = from + FLOATS.loopBound(to - from);
-        if (bound > from) {
-            IntVector most = IntVector.zero(INTS);
-            for (; i < bound; i += LANES) {
-                most = most.max(FloatVector.fromArray(FLOATS, src, i).reinterpretAsInts().and(0x7FFFFFFF));
-            }
-            max = most.reduceLanes(VectorOperators.MAX);
+        // A reduction per vector, not a vector carried from one iteration to the next: JDK 17 boxes such a vector.
+        for (int bound = from + FLOATS.loopBound(to - from); i < bound; i += LANES) {
+            max = Math.max(max, FloatVector.fromArray(FLOATS, src, i).reinterpretAsInts().and(0x7FFFFFFF)
+                    .reduceLanes(VectorOperators.MAX));
         }
         return Math.max(max, BlockQuantizer.maxMagnitudeBits(src, i, to));
     }
@@ -176,15 +173,10 @@ final class VectorKernels implements PayloadKernels {
         byte[] b = load(src, at, n);
         int i = 0;
         int max = maxSoFar;
-        int bound = WIDE_INTS.loopBound(n);
-        if (bound > 0) {
-            IntVector most = IntVector.zero(WIDE_INTS);
-            for (; i < bound; i += WIDE_INTS.length()) {
-                IntVector bits = wideInts(b, i);
-                bits.intoArray(dst, to + i);
-                most = most.max(bits.and(0x7FFFFFFF));
-            }
-            max = Math.max(max, most.reduceLanes(VectorOperators.MAX));
+        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
+            IntVector bits = wideInts(b, i);
+            bits.intoArray(dst, to + i);
+            max = Math.max(max, bits.and(0x7FFFFFFF).reduceLanes(VectorOperators.MAX));
         }
         for (; i < n; i++) {
             int bits = (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
@@ -197,9 +189,17 @@ final class VectorKernels implements PayloadKernels {
     @Override
     public void quantizeBits(int[] bits, int from, int n, double scale, int[] sums, boolean first) {
         int i = 0;
-        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
-            IntVector q = quantized(IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats(), scale);
-            (first ? q : q.add(IntVector.fromArray(INTS, sums, i))).intoArray(sums, i);
+        int bound = INTS.loopBound(n);
+        // Two loops, not one choosing between two vectors: a vector that a phi merges is not kept in registers.
+        if (first) {
+            for (; i < bound; i += LANES) {
+                quantized(IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats(), scale).intoArray(sums, i);
+            }
+        } else {
+            for (; i < bound; i += LANES) {
+                quantized(IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats(), scale)
+                        .add(IntVector.fromArray(INTS, sums, i)).intoArray(sums, i);
+            }
         }
         for (; i < n; i++) {
             int q = BlockQuantizer.quantize(Float.intBitsToFloat(bits[from + i]), scale);

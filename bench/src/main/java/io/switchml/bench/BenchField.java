@@ -1,5 +1,7 @@
 package io.switchml.bench;
 
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.protocol.kernels.Kernels;
 import java.util.Locale;
 import java.util.function.Function;
 
@@ -29,7 +31,13 @@ public enum BenchField {
     /** Appended after the fields of earlier versions, so CSV readers that count columns keep theirs. */
     WIRE_BYTES("wire_bytes", false, r -> r.wireBytes() == null ? null : r.wireBytes().toString()),
     WIRE_RATIO("wire_ratio", false, r -> r.wireRatio() == null ? null : fixed(r.wireRatio())),
-    TOPOLOGY("topology", true, BenchRow::topology);
+    TOPOLOGY("topology", true, BenchRow::topology),
+    /**
+     * The payload kernels and JDK of the switch path's JVMs (this one and those it starts, which run the same
+     * java with the same modules): {@code vector/jdk25}; null for the baselines, which do not use them.
+     */
+    KERNELS("kernels", true, r -> AllReduceAlgorithm.SWITCHML.id().equals(r.algo())
+            ? Kernels.label() : null);
 
     private final String key;
     private final boolean text;

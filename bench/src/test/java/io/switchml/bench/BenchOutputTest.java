@@ -2,6 +2,7 @@ package io.switchml.bench;
 
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.protocol.DataType;
+import io.switchml.protocol.kernels.Kernels;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -40,11 +41,12 @@ class BenchOutputTest {
             }
         }
         assertThat(BenchFormat.CSV.line(ROWS.get(2))).startsWith("\"we\"\"ird,algo\",2,4096,int32,1,0.5000,");
-        assertThat(BenchFormat.CSV.line(ROWS.get(2))).endsWith(",false,,,,,"); // no rate, fraction, wire bytes, ratio or topology
+        assertThat(BenchFormat.CSV.line(ROWS.get(2))).endsWith(",false,,,,,,"); // no rate, fraction, wire bytes, ratio, topology or kernels
         assertThat(parseJson(BenchFormat.JSON.line(ROWS.get(0)))).containsEntry("algo", "switchml")
                 .containsEntry("bytes", "67108864").containsEntry("median_ms", "1112.0000")
                 .containsEntry("rate_bps", "500000000").containsEntry("line_rate_fraction", "0.9656")
-                .containsEntry("wire_bytes", "69312000").containsEntry("wire_ratio", "1.0328");
+                .containsEntry("wire_bytes", "69312000").containsEntry("wire_ratio", "1.0328")
+                .containsEntry("kernels", Kernels.label());
         assertThat(BenchFormat.JSON.line(ROWS.get(1))).contains("\"verified\": null");
     }
 

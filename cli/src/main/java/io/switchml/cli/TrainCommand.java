@@ -4,6 +4,7 @@ import io.switchml.client.SwitchMLConfig;
 import io.switchml.launch.PlotFiles;
 import io.switchml.launch.Rack;
 import io.switchml.launch.WorkerConnection;
+import io.switchml.protocol.kernels.Kernels;
 import io.switchml.spark.SparkTrainRunner;
 import io.switchml.spark.SparkTrainingResult;
 import io.switchml.training.Aggregation;
@@ -232,7 +233,8 @@ final class TrainCommand implements Callable<Integer> {
                 100 * summary.testAccuracy(), summary.epochCount(), summary.workers(), summary.aggregation(),
                 summary.imagesPerSecond(), 100 * summary.aggregationFraction(), summary.wallSeconds()) + where
                 + (summary.transport() == null ? "" : "; the workers reached the switch through "
-                + transportWords(summary.transport())));
+                + transportWords(summary.transport()) + ", payload kernels " + Kernels.selected().name() + " on JDK "
+                + Runtime.version().feature()));
         out.println(summary.epochsToTarget() > 0
                 ? String.format(Locale.ROOT, "%.0f %% test accuracy reached after epoch %d, %.1f s of training", 100 * target,
                         summary.epochsToTarget(), summary.secondsToTarget())

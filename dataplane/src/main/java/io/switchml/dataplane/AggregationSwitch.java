@@ -1,6 +1,7 @@
 package io.switchml.dataplane;
 
 import io.switchml.protocol.ProtocolConstants;
+import io.switchml.protocol.kernels.Kernels;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -86,9 +87,10 @@ public final class AggregationSwitch implements AutoCloseable {
         }
         AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities,
                 settings.allowFaultInjection(), ipc);
-        LOG.info("switch listening on {} UDP ports {} ({} transport){}", address.getHostAddress(),
+        LOG.info("switch listening on {} UDP ports {} ({} transport){}; payload kernels {} on JDK {}", address.getHostAddress(),
                 Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT),
-                ipc == null ? "" : "; shared-memory port for workers on this host in " + ipc.path());
+                ipc == null ? "" : "; shared-memory port for workers on this host in " + ipc.path(),
+                Kernels.selected().describe(), Runtime.version().feature());
         return started;
     }
 

@@ -104,8 +104,8 @@ public final class RackSwitch {
     private static Process launch(String ns, List<String> options, String label, PrintStream progress)
             throws InterruptedException {
         List<String> command = new ArrayList<>(Rack.inNamespace(ns));
-        command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+        command.addAll(ChildJvm.command());
+        command.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
                 SWITCH_MAIN, "switch"));
         command.addAll(options);
         Process p;
@@ -126,6 +126,9 @@ public final class RackSwitch {
             try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
                     java.nio.charset.StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
+                    if (ChildJvm.addedModuleNotice(line)) {
+                        continue;
+                    }
                     if (line.contains(SWITCH_READY)) {
                         progress.println("[" + label + "] " + line);
                         ready.complete(true);

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -56,7 +55,7 @@ public final class WorkerProcess {
                                       List<String> jvmOptions, Map<String, String> environment, boolean stdinOpen,
                                       Consumer<String> stdoutLines, PrintStream errors) {
         List<String> command = new ArrayList<>(prefix);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ChildJvm.command());
         command.addAll(jvmOptions);
         command.addAll(extraJvmOptions());
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
@@ -73,6 +72,9 @@ public final class WorkerProcess {
             }
             worker.pump("stdout", worker.process.getInputStream(), stdoutLines);
             worker.pump("stderr", worker.process.getErrorStream(), line -> {
+                if (ChildJvm.addedModuleNotice(line)) {
+                    return;
+                }
                 worker.keep(line);
                 errors.println("[rank " + rank + "] " + line);
             });

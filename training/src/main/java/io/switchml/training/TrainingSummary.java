@@ -1,5 +1,6 @@
 package io.switchml.training;
 
+import io.switchml.protocol.kernels.Kernels;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -164,11 +165,11 @@ public record TrainingSummary(String aggregation, int workers, int epochCount, i
         return String.format(Locale.ROOT, "{\"aggregation\": \"%s\", \"workers\": %d, \"epochs\": %d, \"batch_size\": %d,"
                         + " \"test_accuracy\": %s, \"images_per_s\": %s, \"aggregation_fraction\": %s,"
                         + " \"parameters_identical\": %s, \"wall_seconds\": %s, \"rate_bps\": %s, \"target_accuracy\": %s,"
-                        + " \"seconds_to_target\": %s, \"transport\": %s, \"per_epoch\": [%s]}",
+                        + " \"seconds_to_target\": %s, \"transport\": %s, \"kernels\": %s, \"per_epoch\": [%s]}",
                 aggregation, workers, epochCount, batchSize, number(testAccuracy), number(imagesPerSecond),
                 number(aggregationFraction), parametersIdentical, number(wallSeconds),
                 rateBps == null ? "null" : rateBps.toString(), number(target), number(secondsToTarget()),
-                transport == null ? "null" : "\"" + transport + "\"", e);
+                transport == null ? "null" : "\"" + transport + "\"", transport == null ? "null" : "\"" + Kernels.label() + "\"", e);
     }
 
     private static String number(double v) {

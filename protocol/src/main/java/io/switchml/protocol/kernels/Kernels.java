@@ -60,6 +60,11 @@ public final class Kernels {
         return choice;
     }
 
+    /** This JVM's kernels and JDK in a word, as reports show them: {@code vector/jdk25}. */
+    public static String label() {
+        return selected().name() + "/jdk" + Runtime.version().feature();
+    }
+
     /** New kernels of this JVM's choice for packets of at most {@code maxElements} elements. */
     public static PayloadKernels create(int maxElements) {
         return selected().create(maxElements);

@@ -26,10 +26,17 @@ final class SwitchProgram {
     private final IngressMetadata metadata = new IngressMetadata();
     private final JobActivity activity = new JobActivity();
     /** This thread's element loops, for the largest packets. */
-    private final PayloadKernels kernels = Kernels.create(PayloadSize.B61440.elements());
+    private final PayloadKernels kernels;
 
     SwitchProgram(ControlPlane controlPlane, int portCount, DropSimulator dropSimulator, SwitchCounters counters,
                   ResultSink sink) {
+        this(controlPlane, portCount, dropSimulator, counters, sink, Kernels.create(PayloadSize.B61440.elements()));
+    }
+
+    /** A program on the given kernels (for packets of the largest size); the benchmark compares them. */
+    SwitchProgram(ControlPlane controlPlane, int portCount, DropSimulator dropSimulator, SwitchCounters counters,
+                  ResultSink sink, PayloadKernels kernels) {
+        this.kernels = kernels;
         this.controlPlane = controlPlane;
         this.validator = new PacketValidator(portCount);
         this.dropSimulator = dropSimulator;

@@ -2,6 +2,7 @@ package io.switchml.dataplane;
 
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.kernels.Kernels;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -32,6 +33,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * gives the secondary metric {@code process:elements} in elements per ns, i.e. 10^9 elements per
  * second on the one core the benchmark thread runs on.
  *
+ * <p>{@code kernels} chooses the element loops ({@link Kernels}); {@code copy} is the reference: the same
+ * payload bytes moved into an int array in bulk, what memory alone costs per element. The fork gets
+ * the Vector API's module, as the switch's JVM does.
+ *
  * <p>This class sits in the dataplane's package (split across jars on the class path) because the
  * switch program and its control plane are package-private: the benchmark drives them without
  * widening the dataplane's API.
@@ -39,7 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode({Mode.AverageTime, Mode.Throughput})
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--add-modules=jdk.incubator.vector")
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class SwitchProgramBenchmark {
@@ -55,7 +60,12 @@ public class SwitchProgramBenchmark {
     @Param({"64", "256", "15360"})
     int elements;
 
+    @Param({"scalar", "array", "vector"})
+    String kernels;
+
     SwitchProgram program;
+    /** The reference's scratch: one payload's bytes. */
+    byte[] copied;
     SwitchCounters counters;
     /** Each worker's IPv4 address, as the worker table keys it. */
     int[] sources;
@@ -84,7 +94,8 @@ public class SwitchProgramBenchmark {
         controlPlane.installJob(new JobSpec(JOB, "jmh", size, SLOTS, 1, endpoints));
         counters = new SwitchCounters();
         program = new SwitchProgram(controlPlane, 1, new DropSimulator(new DropProbabilities(0.0, 0.0), 1), counters,
-                this::send);
+                this::send, Kernels.choose(kernels).create(PayloadSize.B61440.elements()));
+        copied = new byte[elements * Integer.BYTES];
         packets = new ByteBuffer[SLOTS][workers];
         for (int s = 0; s < SLOTS; s++) {
             for (int r = 0; r < workers; r++) {
@@ -136,6 +147,15 @@ public class SwitchProgramBenchmark {
         NextStep step = program.process(sources[rank], WORKER_PORT, 0, packet);
         advance();
         return step;
+    }
+
+    /** The reference: one packet's payload moved in bulk, as a memcpy would; nothing added. */
+    @Benchmark
+    public byte[] copy(Elements carried) {
+        carried.elements += elements;
+        packets[slot][rank].get(AggregationPacket.bytesFor(0), copied, 0, copied.length);
+        advance();
+        return copied;
     }
 
     private void advance() {

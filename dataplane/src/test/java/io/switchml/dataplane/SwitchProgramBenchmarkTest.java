@@ -11,11 +11,12 @@ class SwitchProgramBenchmarkTest {
     private static final int SLOTS = SwitchProgramBenchmark.SLOTS;
 
     @ParameterizedTest
-    @CsvSource({"2, 64", "2, 256", "2, 15360", "8, 64", "8, 256", "8, 15360"})
-    void everyNthPacketCompletesASlotWithTheSum(int workers, int elements) {
+    @CsvSource({"2, 64, scalar", "2, 256, array", "2, 15360, vector", "8, 64, vector", "8, 256, scalar", "8, 15360, array"})
+    void everyNthPacketCompletesASlotWithTheSum(int workers, int elements, String kernels) {
         SwitchProgramBenchmark bench = new SwitchProgramBenchmark();
         bench.workers = workers;
         bench.elements = elements;
+        bench.kernels = kernels;
         bench.setUp();
         SwitchProgramBenchmark.Elements carried = new SwitchProgramBenchmark.Elements();
 
@@ -38,6 +39,8 @@ class SwitchProgramBenchmarkTest {
         assertThat(bench.counters.get(SwitchCounter.RESULTS_SENT)).isEqualTo(2L * SLOTS);
         assertThat(bench.sent).isEqualTo(2L * SLOTS * workers);
         assertThat(carried.elements).isEqualTo(packets * elements);
+        bench.copy(carried);
+        assertThat(bench.copied).hasSize(elements * Integer.BYTES);
         for (DropReason reason : DropReason.values()) {
             assertThat(bench.counters.get(reason)).as("%s", reason).isZero();
         }

@@ -4,7 +4,10 @@ import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
 import io.switchml.protocol.PayloadCodec;
 import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.kernels.Kernels;
+import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -26,11 +29,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>The block is encoded as the worker does it: the max-magnitude pass that yields the block's
  * exponent, then scaling and rounding into a direct big-endian packet buffer (the worker's send
  * scratch). Decoding reads such a packet (as from a direct receive buffer) into the tensor.
+ *
+ * <p>{@code kernels} chooses the element loops ({@link Kernels}); the fork gets the Vector API's module, as
+ * the project's own JVMs do. With {@code mixedBuffers} the set-up first runs the codec over heap, direct,
+ * sliced and read-only packets, as a process that has seen every kind of buffer has: that is where
+ * per-element buffer calls stop being inlined (the scalar kernels' weakness).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--add-modules=jdk.incubator.vector")
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class QuantizerBenchmark {
@@ -44,6 +52,12 @@ public class QuantizerBenchmark {
     @Param({"HEAP", "DIRECT"})
     BufferKind buffer;
 
+    @Param({"scalar", "array", "vector"})
+    String kernels;
+
+    @Param({"true", "false"})
+    boolean mixedBuffers;
+
     FloatBuffer input;
     FloatBuffer output;
     final AggregationPacket packet = new AggregationPacket();
@@ -53,10 +67,24 @@ public class QuantizerBenchmark {
 
     @Setup
     public void setUp() {
-        codec = new PayloadCodec(elements);
+        codec = new PayloadCodec(Kernels.choose(kernels).create(elements), elements);
         input = Gradients.fill(buffer.floats(elements), 42);
         output = buffer.floats(elements);
         PayloadSize size = PayloadSize.ofElements(elements);
+        if (mixedBuffers) {
+            for (ByteBuffer kind : List.of(ByteBuffer.allocate(size.packetBytes()), ByteBuffer.allocateDirect(size.packetBytes()),
+                    ByteBuffer.allocateDirect(size.packetBytes() + 8).position(8).slice())) {
+                for (ByteBuffer b : List.of(kind, kind.asReadOnlyBuffer())) {
+                    AggregationPacket p = new AggregationPacket().wrap(b, 0);
+                    for (int i = 0; i < 2_000; i++) {
+                        if (!b.isReadOnly()) {
+                            codec.quantize(input, 0, elements, 1.0, p, elements);
+                        }
+                        codec.dequantize(p, elements, 3.0, output, 0);
+                    }
+                }
+            }
+        }
         packet.wrap(BufferKind.DIRECT.packet(size.packetBytes()), 0)
                 .header(size, 1, 0, 0, 0, 0, 0);
         int eMax = quantize();

@@ -11,12 +11,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 class QuantizerBenchmarkTest {
 
     @ParameterizedTest
-    @CsvSource({"64, HEAP", "64, DIRECT", "256, HEAP", "256, DIRECT", "15360, HEAP", "15360, DIRECT"})
-    void roundTripIsWithinHalfAStepAndCopyIsExact(int elements, BufferKind kind) {
+    @CsvSource({"64, HEAP, scalar, true", "64, DIRECT, array, false", "256, HEAP, vector, false", "256, DIRECT, scalar, false",
+            "15360, HEAP, array, false", "15360, DIRECT, vector, false", "256, DIRECT, vector, true"})
+    void roundTripIsWithinHalfAStepAndCopyIsExact(int elements, BufferKind kind, String kernels, boolean mixedBuffers) {
         QuantizerBenchmark bench = new QuantizerBenchmark();
         bench.elements = elements;
         bench.buffer = kind;
+        bench.kernels = kernels;
+        bench.mixedBuffers = mixedBuffers;
         bench.setUp();
+        assertThat(bench.codec.kernels().name()).isEqualTo(kernels);
         assertThat(bench.input.isDirect()).isEqualTo(kind == BufferKind.DIRECT);
 
         int eMax = bench.quantize();

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * How this project starts a JVM of its own (a worker, a rack's switch): the java that runs this one, so
  * that children get the JDK the switchml command chose (the newest 21+ there is), and the Vector API's
- * module where this JVM has it, so that they run the same payload kernels (docs/ARCHITECTURE.md section 12).
+ * module where this JVM has it, so that they run the same payload kernels (docs/ARCHITECTURE.md section 13).
  */
 public final class ChildJvm {
     static final String VECTOR_MODULE = "jdk.incubator.vector";

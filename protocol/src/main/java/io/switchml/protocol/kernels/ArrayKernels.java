@@ -12,7 +12,7 @@ import java.util.Arrays;
  * this instance in one bulk copy, and the element loops run over arrays only. A loop of per-element
  * buffer calls is fast only while the JVM has seen one kind of buffer at that call; a real process
  * sees several (heap, direct, mapped, read-only), the calls stop being inlined and the loops run 4-8x
- * slower (docs/ARCHITECTURE.md section 12). The byte array's accesses are one kind, always inlined.
+ * slower (docs/ARCHITECTURE.md section 13). The byte array's accesses are one kind, always inlined.
  */
 public final class ArrayKernels implements PayloadKernels {
     public static final String NAME = "array";

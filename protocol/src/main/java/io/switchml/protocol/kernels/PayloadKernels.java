@@ -3,7 +3,7 @@ package io.switchml.protocol.kernels;
 import java.nio.ByteBuffer;
 
 /**
- * Every pass over a payload's elements (docs/ARCHITECTURE.md section 12): the worker's block maximum,
+ * Every pass over a payload's elements (docs/ARCHITECTURE.md section 13): the worker's block maximum,
  * quantisation, raw stores, dequantisation and loads, and the switch's copy-in, add-in and copy-out.
  * Payload elements are big-endian int32 at a byte index of a {@link ByteBuffer} of any kind (heap,
  * direct, mapped, a slice; read-only where only read).

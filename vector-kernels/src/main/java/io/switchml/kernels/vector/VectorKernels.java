@@ -18,7 +18,7 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The kernels on the Vector API, for JDK 17 and later (docs/ARCHITECTURE.md section 12). As in the
+ * The kernels on the Vector API, for JDK 17 and later (docs/ARCHITECTURE.md section 13). As in the
  * protocol module's array kernels, a packet crosses between its buffer and a byte array in one bulk
  * copy; here the element loops run a vector of lanes at a time, and the big-endian byte order is one
  * byte shuffle per vector. The arithmetic is the reference's, lane by lane (float to double, the

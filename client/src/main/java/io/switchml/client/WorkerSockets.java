@@ -60,6 +60,7 @@ final class WorkerSockets implements AutoCloseable {
                         // The lane handler is added once the job is joined.
                     }
                 });
+        NettyTransport.receiveInBatches(bootstrap, config.payloadSize().packetBytes());
         try {
             return bootstrap.bind(new InetSocketAddress(localIp, 0)).sync().channel();
         } catch (Exception e) {

@@ -41,7 +41,8 @@ import java.util.function.Function;
  * never a thread), a deadline for each request (its TLS handshake, request line and headers must
  * have arrived within {@code requestTimeout} of the connection or of the previous answer, or the
  * connection is closed), and at most {@code maxConnections} connections at once: one more evicts the
- * connection that has waited longest for its request, so a scraper's new connection, which sends
+ * connection that has waited longest for its request (when none waits, the one whose answer has been
+ * unread longest; an answer must be taken within 30 s), so a scraper's new connection, which sends
  * its request at once, is served while idle connections are held open and reopened as they drop.
  * Before, the JDK's server refused new connections once 16 were open, whatever they did: 16 idle
  * connections stopped every scrape, also before the handshake of an HTTPS endpoint with a token.
@@ -55,11 +56,17 @@ final class MetricsServer implements AutoCloseable {
     private static final int MAX_HEADER_BYTES = 8192;
     /** A request's body: a scrape has none. */
     private static final int MAX_BODY_BYTES = 8192;
+    /** How long an answer may take to be written out (read by the client) before the connection is closed. */
+    private static final long RESPONSE_MILLIS = 30_000;
 
     private final EventLoopGroup group;
     private final Channel listener;
-    /** Connections open now, and those waiting for a request, oldest first; touched on the event loop only. */
+    /**
+     * Connections waiting for a request, and those being answered (whose answer is not yet written), each
+     * oldest first, and how many are open; touched on the event loop only.
+     */
     private final Set<Channel> waiting = new LinkedHashSet<>();
+    private final Set<Channel> answering = new LinkedHashSet<>();
     private int open;
 
     /**
@@ -137,14 +144,13 @@ final class MetricsServer implements AutoCloseable {
         public void channelActive(ChannelHandlerContext ctx) {
             open++;
             if (open > maxConnections) {
-                Iterator<Channel> oldest = waiting.iterator();
-                if (!oldest.hasNext()) {
-                    ctx.close(); // every other connection is being answered: refused, as a full backlog would
-                    return;
+                // The longest-waiting one goes; only when none waits, the one whose answer has been unread longest.
+                Iterator<Channel> oldest = waiting.isEmpty() ? answering.iterator() : waiting.iterator();
+                if (oldest.hasNext()) {
+                    Channel evicted = oldest.next();
+                    oldest.remove();
+                    evicted.close();
                 }
-                Channel evicted = oldest.next();
-                oldest.remove();
-                evicted.close();
             }
             awaitRequest();
             ctx.fireChannelActive();
@@ -156,17 +162,26 @@ final class MetricsServer implements AutoCloseable {
             if (!channel.isActive()) {
                 return;
             }
+            answering.remove(channel);
             waiting.add(channel);
+            closeIn(timeoutMillis);
+        }
+
+        /** A whole request arrived: its answer must be taken (written out) within the response time. */
+        void requestArrived() {
+            Channel channel = context.channel();
+            waiting.remove(channel);
+            if (channel.isActive()) {
+                answering.add(channel);
+                closeIn(RESPONSE_MILLIS);
+            }
+        }
+
+        private void closeIn(long millis) {
             cancelTimer();
             timer = context.executor().schedule(() -> {
                 context.close();
-            }, timeoutMillis, TimeUnit.MILLISECONDS);
-        }
-
-        /** A whole request arrived: no deadline while it is answered. */
-        void requestArrived() {
-            waiting.remove(context.channel());
-            cancelTimer();
+            }, millis, TimeUnit.MILLISECONDS);
         }
 
         private void cancelTimer() {
@@ -180,6 +195,7 @@ final class MetricsServer implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             open--;
             waiting.remove(ctx.channel());
+            answering.remove(ctx.channel());
             cancelTimer();
             ctx.fireChannelInactive();
         }

@@ -79,9 +79,21 @@ port=$(( 20000 + RANDOM % 20000 ))
 # switch running. env execs the launcher, which execs java, so $! is the switch's JVM itself.
 env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" \
   "$lean/bin/switchml" switch --bind 127.0.0.1 --controller-bind 127.0.0.1 --port 0 --controller-port "$port" \
-  > "$work/switch.log" 2>&1 &
+  --metrics-port 0 > "$work/switch.log" 2>&1 &
 switch_pid=$!
 await_switch
+
+# The metrics endpoint runs from the lean distribution's jars alone (its HTTP server is Netty's).
+metrics_port=$(sed -n 's|^switchml switch metrics: http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$work/switch.log")
+exec 3<>"/dev/tcp/127.0.0.1/$metrics_port"
+printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
+scraped=$(timeout 10 cat <&3 || true)
+if ! grep -q '^switchml_jobs_installed ' <<<"$scraped"; then
+  cat "$work/switch.log" >&2
+  echo "distribution-test: the switch server's distribution does not serve /metrics" >&2
+  exit 1
+fi
+exec 3<&-
 
 # Waits for the three ranks whose pids are given; prints a failed rank's log.
 await_ranks() {

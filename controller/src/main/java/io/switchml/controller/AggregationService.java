@@ -119,8 +119,11 @@ public final class AggregationService implements AutoCloseable {
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
                     SwitchmlServices.WAIT_MS).stream().map(d -> malformed.guard(ServerInterceptors.intercept(d, sessionAccess)))
                     .toList();
-            // Open to every caller, as load balancers and orchestrators probe it without credentials.
+            // Open to every caller, as load balancers and orchestrators probe it without credentials; so its garbage
+            // goes through the same limiter as the others', and its Watch streams are capped.
             HealthStatusManager health = new HealthStatusManager();
+            ServerServiceDefinition healthService = malformed.guard(ServerInterceptors.intercept(health.getHealthService(),
+                    new WatchStreamLimit(security.maxHealthWatches())));
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
                             credentials(security))
                     .executor(calls)
@@ -130,7 +133,7 @@ public final class AggregationService implements AutoCloseable {
                     .permitKeepAliveWithoutCalls(true)
                     .addService(controller)
                     .addServices(switchml)
-                    .addService(health.getHealthService())
+                    .addService(healthService)
                     .build()
                     .start();
             health.setStatus(ControllerGrpc.SERVICE_NAME, HealthCheckResponse.ServingStatus.SERVING);

@@ -33,6 +33,11 @@ public final class ControllerSecurity {
     public static final int DEFAULT_JOB_IDLE_TIMEOUT_MS = 600_000;
     /** Threads that run the controller's calls; waiting calls (joins, barriers) hold none. */
     public static final int DEFAULT_CALL_THREADS = 16;
+    /**
+     * Health Watch streams open at once, all callers together: a few orchestrators and load balancers
+     * watch one each; a stream holds about 6 KB, so the cap bounds them to a few MB.
+     */
+    public static final int DEFAULT_MAX_HEALTH_WATCHES = 1024;
 
     private Path tlsCertificate;
     private Path tlsKey;
@@ -47,6 +52,7 @@ public final class ControllerSecurity {
     private int maxMeetingsPerJob = DEFAULT_MAX_MEETINGS_PER_JOB;
     private int maxJoinWaitMs = DEFAULT_MAX_JOIN_WAIT_MS;
     private int callThreads = DEFAULT_CALL_THREADS;
+    private int maxHealthWatches = DEFAULT_MAX_HEALTH_WATCHES;
     private int jobIdleTimeoutMs = DEFAULT_JOB_IDLE_TIMEOUT_MS;
     private long tenantQuotaBytes = Long.MAX_VALUE;
 
@@ -120,6 +126,16 @@ public final class ControllerSecurity {
     public ControllerSecurity callThreads(int threads) {
         this.callThreads = positive(threads, "callThreads");
         return this;
+    }
+
+    /** Health Watch streams (the standard gRPC health service's) open at once; beyond, RESOURCE_EXHAUSTED. */
+    public ControllerSecurity maxHealthWatches(int streams) {
+        this.maxHealthWatches = positive(streams, "maxHealthWatches");
+        return this;
+    }
+
+    public int maxHealthWatches() {
+        return maxHealthWatches;
     }
 
     /** How long a job (or SwitchML session) may go without a call or a packet of any rank before it is reclaimed. */
@@ -241,7 +257,7 @@ public final class ControllerSecurity {
                 + ", switchmlSessions=" + switchmlSessions + ", maxPendingJoins=" + maxPendingJoins
                 + ", maxPendingJoinsPerPeer=" + maxPendingJoinsPerPeer + ", joinsPerSecondPerPeer=" + joinsPerSecondPerPeer
                 + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob
-                + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + ", jobIdleTimeoutMs="
-                + jobIdleTimeoutMs + ", tenantQuotaBytes=" + tenantQuotaBytes + "}";
+                + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + ", maxHealthWatches="
+                + maxHealthWatches + ", jobIdleTimeoutMs=" + jobIdleTimeoutMs + ", tenantQuotaBytes=" + tenantQuotaBytes + "}";
     }
 }

@@ -28,8 +28,12 @@ final class ExposureWarnings {
                     + " details (--operator-token-file)");
         }
         if (!security.requireJobSecrets()) {
-            warnings.add(where + " and jobs need no secret: anyone who reaches it can join, leave or abort a job that"
-                    + " has none (--require-job-secrets)");
+            // Leave, Watch, Barrier, Broadcast and ReportTransport need the job id that only the ranks' joins return;
+            // the join itself is what stays open.
+            warnings.add(where + " and jobs need no secret: anyone who reaches it can take a free seat of a job that has"
+                    + " none, and with it the job's id (its results, a share in its sums, and its end), or cancel a forming"
+                    + " job by claiming a seat already taken; leaving or aborting a job needs that id, which only its ranks"
+                    + " hold (--require-job-secrets, or a job secret per job: switchml.jobSecretFile)");
         }
         if (security.switchmlSessions().everyone()) {
             warnings.add(where + " and SwitchML's session protocol, which has no credentials, is open to every address"

@@ -72,6 +72,9 @@ final class JobFormation {
      */
     Runnable join(JoinRequest request, Caller caller, JobRegistry.Reply<Job> reply) {
         String problem = JoinValidator.problem(request);
+        if (problem == null) {
+            problem = ownSource(request);
+        }
         if (problem != null) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "invalid join request: " + problem));
             return () -> { };
@@ -294,6 +297,23 @@ final class JobFormation {
         if (job.joining.empty()) {
             byName.remove(job.name, job);
         }
+    }
+
+    /**
+     * What is wrong with a (valid) join whose address and a port are the switch's own UDP source, or null:
+     * the switch would send the rank's results to itself, and one spoofed packet would make it answer itself.
+     */
+    private String ownSource(JoinRequest request) {
+        InetAddress address = JoinValidator.ipv4(request.getAddress());
+        for (int port : request.getPortsList()) {
+            if (dataplane.isOwnSource(address, port)) {
+                return "address " + request.getAddress() + " with UDP port " + port + " is the switch's own (it listens"
+                        + " on " + dataplane.bindAddress().getHostAddress() + " UDP ports " + Arrays.toString(dataplane.ports())
+                        + "): the switch would send the rank's results to itself. Give the worker's own address and the"
+                        + " ports its threads send from (switchml.localAddress)";
+            }
+        }
+        return null;
     }
 
     private String endpointClash(Job job, WorkerEndpoint endpoint) {

@@ -1,14 +1,25 @@
 package io.switchml.controller;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import io.grpc.util.CertificateUtils;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.exporter.common.PrometheusHttpExchange;
+import io.prometheus.metrics.exporter.common.PrometheusHttpRequest;
+import io.prometheus.metrics.exporter.common.PrometheusHttpResponse;
+import io.prometheus.metrics.exporter.common.PrometheusScrapeHandler;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.switchml.controller.proto.JobStatus;
@@ -21,6 +32,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -29,12 +41,10 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 /**
@@ -51,12 +61,12 @@ import java.util.function.ToLongFunction;
  *
  * <p>Who may scrape ({@link MetricsOptions}): the endpoint listens on one address (loopback unless the
  * operator says otherwise), asks for a bearer token when one is set, and answers {@code GET} and
- * {@code HEAD} of {@code /metrics} only (404 for other paths, 405 for other methods). At most
- * {@link #MAX_CONNECTIONS} connections are open at once, each with a thread of its own (the JDK's server
- * reads a request on its executor's thread, so a connection that sends half a request would otherwise
- * hold up those queued behind it), and a connection whose request (over HTTPS: its handshake too) has
- * not arrived within {@link #REQUEST_SECONDS} is dropped, so half-open connections cannot stop the
- * scrapes, and even a full house of them frees itself.
+ * {@code HEAD} of {@code /metrics} only (404 for other paths, 405 for other methods). It is served by
+ * {@link MetricsServer}: one event-loop thread, whatever the connections; a connection whose request
+ * (over HTTPS, its handshake too) is not whole within {@link #REQUEST_SECONDS} of its opening or of the
+ * previous answer is closed; beyond {@link #MAX_CONNECTIONS} open at once, a new one closes the one that
+ * has waited longest for its request. So connections that send nothing, held open and reopened, can
+ * neither stop the scrapes nor stay.
  */
 public final class SwitchMetrics implements AutoCloseable {
     /** The switch counters named drops_REASON become switchml_drops_total{reason="REASON"}. */
@@ -65,45 +75,20 @@ public final class SwitchMetrics implements AutoCloseable {
     private static final String PATH = "/metrics";
     private static final String BEARER = "Bearer ";
     /**
-     * Connections open at once, and threads that serve them (idle ones exit): a few Prometheus servers
-     * and people; beyond, the JDK's server closes new connections as they come.
+     * Connections open at once; one more closes the connection that has waited longest for its request.
+     * A connection costs a socket and a few KB, no thread.
      */
-    static final int MAX_CONNECTIONS = 16;
-    /** A request (and, over HTTPS, its handshake) must have arrived this long after its first byte. */
+    static final int MAX_CONNECTIONS = 256;
+    /** A request (and, over HTTPS, its handshake) must be whole this long after the connection opened or was last answered. */
     static final int REQUEST_SECONDS = 10;
-    /** An answer must have been taken within this long. */
-    static final int RESPONSE_SECONDS = 30;
-    private static final long IDLE_THREAD_SECONDS = 60;
     private static final Logger LOG = LoggerFactory.getLogger(SwitchMetrics.class);
 
-    static {
-        limitTheJdkHttpServer();
-    }
-
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final MetricsServer server;
     private final List<String> exposureWarnings;
 
-    private SwitchMetrics(HttpServer server, ExecutorService executor, List<String> exposureWarnings) {
+    private SwitchMetrics(MetricsServer server, List<String> exposureWarnings) {
         this.server = server;
-        this.executor = executor;
         this.exposureWarnings = exposureWarnings;
-    }
-
-    /**
-     * The JDK's HTTP server reads its limits from system properties once, when its first server is made
-     * in the JVM, and has none by default: a connection that sends half a request holds a thread for
-     * good. These set them (an operator's own -D values win) before this class makes its first server.
-     */
-    private static void limitTheJdkHttpServer() {
-        Map.of("sun.net.httpserver.maxReqTime", REQUEST_SECONDS,
-                "sun.net.httpserver.maxRspTime", RESPONSE_SECONDS,
-                "jdk.httpserver.maxConnections", MAX_CONNECTIONS)
-                .forEach((name, value) -> {
-                    if (System.getProperty(name) == null) {
-                        System.setProperty(name, Integer.toString(value));
-                    }
-                });
     }
 
     /**
@@ -128,32 +113,15 @@ public final class SwitchMetrics implements AutoCloseable {
         PrometheusRegistry registry = new PrometheusRegistry();
         register(registry, service.dataplane(), service.registry(), service.sessions(), options.jobNames());
         JvmMetrics.builder().register(registry); // heap, GC, threads, CPU of the switch's JVM
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(MAX_CONNECTIONS, MAX_CONNECTIONS, IDLE_THREAD_SECONDS,
-                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "switchml-metrics");
-                    t.setDaemon(true);
-                    return t;
-                });
-        executor.allowCoreThreadTimeOut(true);
+        Guard guard = new Guard(options.tokenDigest(), new PrometheusScrapeHandler(registry));
         try {
-            InetSocketAddress address = new InetSocketAddress(options.bind(), options.port());
-            HttpServer server;
-            if (tls != null) {
-                HttpsServer https = HttpsServer.create(address, 0);
-                https.setHttpsConfigurator(new HttpsConfigurator(tls));
-                server = https;
-            } else {
-                server = HttpServer.create(address, 0);
-            }
-            // One context for every path, so that the guard answers the others (404) instead of the library.
-            server.createContext("/", new Guard(options.tokenDigest(), new MetricsHandler(registry)));
-            server.setExecutor(executor);
-            server.start();
+            MetricsServer server = new MetricsServer(new InetSocketAddress(options.bind(), options.port()),
+                    tls == null ? null : new JdkSslContext(tls, false, ClientAuth.NONE),
+                    Duration.ofSeconds(REQUEST_SECONDS), MAX_CONNECTIONS, guard::answer);
             List<String> warnings = ExposureWarnings.ofMetrics(options);
             warnings.forEach(w -> LOG.warn("security: {}", w));
-            return new SwitchMetrics(server, executor, warnings);
+            return new SwitchMetrics(server, warnings);
         } catch (IOException e) {
-            executor.shutdownNow();
             throw new UncheckedIOException("cannot serve metrics on " + where + ": " + e.getMessage(), e);
         }
     }
@@ -178,34 +146,50 @@ public final class SwitchMetrics implements AutoCloseable {
     }
 
     /** {@code GET} and {@code HEAD} of {@code /metrics}, with the token when one is set; nothing else. */
-    private static final class Guard implements HttpHandler {
+    private static final class Guard {
         private final byte[] tokenDigest;
-        private final HttpHandler metrics;
+        private final PrometheusScrapeHandler metrics;
 
-        Guard(byte[] tokenDigest, HttpHandler metrics) {
+        Guard(byte[] tokenDigest, PrometheusScrapeHandler metrics) {
             this.tokenDigest = tokenDigest;
             this.metrics = metrics;
         }
 
-        @Override
-        public void handle(HttpExchange exchange) throws IOException {
-            try (exchange) {
-                String method = exchange.getRequestMethod();
-                if (!exchange.getRequestURI().getPath().equals(PATH)) {
-                    answer(exchange, 404, "not found: this endpoint serves " + PATH + " only");
-                } else if (!method.equals("GET") && !method.equals("HEAD")) {
-                    exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-                    answer(exchange, 405, "method not allowed: " + PATH + " answers GET and HEAD");
-                } else if (tokenDigest != null && !authorized(exchange.getRequestHeaders().getFirst("Authorization"))) {
-                    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"switchml\"");
-                    answer(exchange, 401, "unauthorized: scrapes need the bearer token of the switch's --metrics-token-file");
-                } else if (method.equals("HEAD")) {
-                    // Answered here: the library would send a body length for HEAD, which the JDK logs as a warning each time.
-                    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-                    exchange.sendResponseHeaders(200, -1);
-                } else {
-                    metrics.handle(exchange);
-                }
+        FullHttpResponse answer(FullHttpRequest request) {
+            if (!request.decoderResult().isSuccess()) {
+                return text(request, HttpResponseStatus.BAD_REQUEST, "bad request: not an HTTP/1.1 request this endpoint reads");
+            }
+            HttpMethod method = request.method();
+            String path = new QueryStringDecoder(request.uri()).path();
+            if (!path.equals(PATH)) {
+                return text(request, HttpResponseStatus.NOT_FOUND, "not found: this endpoint serves " + PATH + " only");
+            }
+            if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
+                FullHttpResponse refused = text(request, HttpResponseStatus.METHOD_NOT_ALLOWED,
+                        "method not allowed: " + PATH + " answers GET and HEAD");
+                refused.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
+                return refused;
+            }
+            if (tokenDigest != null && !authorized(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+                FullHttpResponse refused = text(request, HttpResponseStatus.UNAUTHORIZED,
+                        "unauthorized: scrapes need the bearer token of the switch's --metrics-token-file");
+                refused.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"switchml\"");
+                return refused;
+            }
+            if (method.equals(HttpMethod.HEAD)) {
+                FullHttpResponse head = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+                head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+                        .setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+                return head;
+            }
+            Exchange exchange = new Exchange(request);
+            try {
+                metrics.handleRequest(exchange);
+                return exchange.response();
+            } catch (IOException | RuntimeException e) {
+                exchange.body.buffer().release();
+                LOG.warn("a scrape of the metrics failed: {}", e.toString());
+                return text(request, HttpResponseStatus.INTERNAL_SERVER_ERROR, "the scrape failed: " + e.getMessage());
             }
         }
 
@@ -215,14 +199,90 @@ public final class SwitchMetrics implements AutoCloseable {
                     && Secrets.same(tokenDigest, Secrets.digest(authorization.substring(BEARER.length()).trim()));
         }
 
-        private static void answer(HttpExchange exchange, int status, String text) throws IOException {
+        private static FullHttpResponse text(FullHttpRequest request, HttpResponseStatus status, String text) {
             byte[] body = (text + "\n").getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-            boolean head = exchange.getRequestMethod().equals("HEAD");
-            exchange.sendResponseHeaders(status, head ? -1 : body.length);
-            if (!head) {
-                exchange.getResponseBody().write(body);
-            }
+            boolean head = request.method().equals(HttpMethod.HEAD);
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                    head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, head ? 0 : body.length);
+            return response;
+        }
+    }
+
+    /** One scrape as the Prometheus library's handler sees it: the request, and the answer it writes. */
+    private static final class Exchange implements PrometheusHttpExchange {
+        private final FullHttpRequest request;
+        private final QueryStringDecoder uri;
+        private final ByteBufOutputStream body = new ByteBufOutputStream(Unpooled.buffer());
+        private final io.netty.handler.codec.http.HttpHeaders headers = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        private int status = 200;
+
+        Exchange(FullHttpRequest request) {
+            this.request = request;
+            this.uri = new QueryStringDecoder(request.uri());
+        }
+
+        FullHttpResponse response() {
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
+                    body.buffer());
+            response.headers().set(headers).setInt(HttpHeaderNames.CONTENT_LENGTH, body.buffer().readableBytes());
+            return response;
+        }
+
+        @Override
+        public PrometheusHttpRequest getRequest() {
+            return new PrometheusHttpRequest() {
+                @Override
+                public String getQueryString() {
+                    return uri.rawQuery().isEmpty() ? null : uri.rawQuery();
+                }
+
+                @Override
+                public Enumeration<String> getHeaders(String name) {
+                    return Collections.enumeration(request.headers().getAll(name));
+                }
+
+                @Override
+                public String getMethod() {
+                    return request.method().name();
+                }
+
+                @Override
+                public String getRequestPath() {
+                    return uri.path();
+                }
+            };
+        }
+
+        @Override
+        public PrometheusHttpResponse getResponse() {
+            return new PrometheusHttpResponse() {
+                @Override
+                public void setHeader(String name, String value) {
+                    headers.set(name, value);
+                }
+
+                @Override
+                public OutputStream sendHeadersAndGetBody(int statusCode, int contentLength) {
+                    status = statusCode;
+                    return body;
+                }
+            };
+        }
+
+        @Override
+        public void handleException(IOException e) throws IOException {
+            throw e;
+        }
+
+        @Override
+        public void handleException(RuntimeException e) {
+            throw e;
+        }
+
+        @Override
+        public void close() {
         }
     }
 
@@ -356,7 +416,12 @@ public final class SwitchMetrics implements AutoCloseable {
 
     /** The TCP port the endpoint listens on. */
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
+    }
+
+    /** Connections open now; for tests. */
+    int openConnections() {
+        return server.openConnections();
     }
 
     /** What was wrong with the protection of an endpoint reachable beyond loopback; empty when nothing. */
@@ -366,7 +431,6 @@ public final class SwitchMetrics implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        server.close();
     }
 }

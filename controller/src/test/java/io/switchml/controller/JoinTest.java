@@ -164,6 +164,19 @@ class JoinTest extends ControllerTestSupport {
     }
 
     @Test
+    void theSwitchsOwnAddressAndUdpPortsAreNoWorkerEndpoint() {
+        // One spoofed packet from such an endpoint would make the switch answer itself, again and again.
+        int switchPort = service.dataplane().ports()[0];
+        JoinRequest self = joinRequest("looped", 0, params(2), 40_000).setPorts(0, switchPort).build();
+        assertFails(() -> stub().join(self), Code.INVALID_ARGUMENT, "address 127.0.0.1 with UDP port " + switchPort
+                + " is the switch's own", "send the rank's results to itself", "switchml.localAddress");
+        assertThat(service.pendingJoins()).as("nothing waits").isZero();
+        // The same rank from its own port forms the job.
+        List<JoinResponse> formed = joinAll(List.of(joinRequest("looped", 0, 2), joinRequest("looped", 1, 2)));
+        assertThat(service.dataplane().job(formed.get(0).getJobNumber())).isPresent();
+    }
+
+    @Test
     void aRefusedJoinLeavesNoTraceSoTheJobStillForms() {
         // An invalid request must not create a forming job whose (wrong) parameters later ranks clash with.
         JoinRequest bad = joinRequest("job", 0, params(2), 40_000).setTimeoutMs(0).build();

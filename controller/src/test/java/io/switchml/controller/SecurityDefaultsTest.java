@@ -65,7 +65,9 @@ class SecurityDefaultsTest {
         withController(service, channel -> assertThat(service.exposureWarnings())
                 .anySatisfy(w -> assertThat(w).contains("without TLS"))
                 .anySatisfy(w -> assertThat(w).contains("without an operator token"))
-                .anySatisfy(w -> assertThat(w).contains("--require-job-secrets"))
+                .anySatisfy(w -> assertThat(w).contains("--require-job-secrets")
+                        .contains("take a free seat of a job").contains("cancel a forming job")
+                        .contains("leaving or aborting a job needs that id").doesNotContain("join, leave or abort"))
                 .anySatisfy(w -> assertThat(w).contains("--switchml-sessions")));
     }
 

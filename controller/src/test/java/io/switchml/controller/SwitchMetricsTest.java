@@ -6,6 +6,17 @@ import io.switchml.controller.proto.WorkerTransport;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Timeout;
 import java.net.ConnectException;
 import java.net.DatagramSocket;
 import java.net.Inet4Address;
@@ -159,6 +170,10 @@ class SwitchMetricsTest extends ControllerTestSupport {
                         .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
                 assertThat(scraped.statusCode()).isEqualTo(200);
                 assertThat(scraped.body()).contains("switchml_packets_received_total");
+                // Silent or stopped in the request line, each is closed at its request deadline.
+                for (int i = 0; i < halfOpen.size(); i++) {
+                    assertThat(closedByServer(halfOpen.get(i))).as("half-open connection %d closed by the server", i).isTrue();
+                }
             } finally {
                 close(halfOpen);
             }
@@ -166,31 +181,132 @@ class SwitchMetricsTest extends ControllerTestSupport {
     }
 
     @Test
-    void aFullHouseOfHalfOpenConnectionsIsDroppedAndScrapesResume() throws Exception {
-        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
-            List<Socket> halfOpen = halfOpen(metrics.port(), SwitchMetrics.MAX_CONNECTIONS);
-            try {
-                // Refused while every connection is taken; answered once the request time limit has dropped them.
-                String scraped = null;
-                long giveUp = System.nanoTime() + Duration.ofSeconds(SwitchMetrics.REQUEST_SECONDS * 6L).toNanos();
-                while (scraped == null && System.nanoTime() < giveUp) {
-                    try {
-                        scraped = scrape(metrics.port());
-                    } catch (IOException refused) {
-                        Thread.sleep(500);
-                    }
-                }
-                assertThat(scraped).as("a scrape once the half-open connections are dropped")
-                        .contains("switchml_packets_received_total");
-                // Those stopped in their request line went at the limit (the silent ones go when the JDK's idle timer runs).
-                for (int i = 0; i < halfOpen.size(); i++) {
-                    if (sentHalfARequest(i)) {
-                        assertThat(closedByServer(halfOpen.get(i))).as("half-open connection %d dropped", i).isTrue();
-                    }
-                }
-            } finally {
-                close(halfOpen);
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void idleConnectionsHeldOpenAndReopenedNeitherStopTheScrapesNorStay() throws Exception {
+        formJob("scraped-under-attack", 2, 44_000);
+        try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0));
+             IdleConnections attack = new IdleConnections(metrics.port(), SwitchMetrics.MAX_CONNECTIONS + 64)) {
+            long rssBefore = HealthServiceTest.rssKb();
+            int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+            attack.start();
+            assertThat(attack.opened.await(60, TimeUnit.SECONDS)).as("the attack's connections open").isTrue();
+            // Before: 16 such connections, reopened as they dropped, made every scrape fail.
+            for (int i = 0; i < 20; i++) {
+                String text = scrape(metrics.port());
+                assertThat(value(text, "switchml_jobs_installed")).isEqualTo(1);
             }
+            long metricsThreads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("switchml-metrics")).count();
+            System.out.printf("metrics under %d idle connections (%d reopened): 20 scrapes answered; RSS %d -> %d kB,"
+                            + " JVM threads %d -> %d, metrics threads %d, server connections %d%n", attack.count,
+                    attack.reopened.get(), rssBefore, HealthServiceTest.rssKb(), threadsBefore,
+                    ManagementFactory.getThreadMXBean().getThreadCount(), metricsThreads, metrics.openConnections());
+            assertThat(metricsThreads).as("threads serving the endpoint, whatever its connections").isEqualTo(1);
+
+            // Left alone, the idle connections are closed by the server (at the request deadline or evicted).
+            attack.stopReopening();
+            assertThat(attack.allClosedByServer(Duration.ofSeconds(SwitchMetrics.REQUEST_SECONDS * 6L)))
+                    .as("every idle connection closed by the server").isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (metrics.openConnections() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(metrics.openConnections()).as("connections the server holds").isZero();
+            assertThat(scrape(metrics.port())).contains("switchml_packets_received_total");
+        }
+    }
+
+    /**
+     * Connections that never send a byte, as many as asked, reopened as the server closes them until
+     * told to stop: one selector thread watches them all.
+     */
+    static final class IdleConnections implements AutoCloseable {
+        final int count;
+        final CountDownLatch opened = new CountDownLatch(1);
+        final AtomicInteger reopened = new AtomicInteger();
+        private final InetSocketAddress server;
+        private final Selector selector;
+        private final AtomicBoolean reopening = new AtomicBoolean(true);
+        private final AtomicBoolean stopped = new AtomicBoolean();
+        private final AtomicInteger stillOpen = new AtomicInteger();
+        private final Thread thread;
+
+        IdleConnections(int port, int count) throws IOException {
+            this.count = count;
+            this.server = new InetSocketAddress(LOOPBACK, port);
+            this.selector = Selector.open();
+            this.thread = new Thread(this::run, "test-idle-connections");
+            thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        void stopReopening() {
+            reopening.set(false);
+        }
+
+        /** Whether the server closed every connection within {@code timeout}. */
+        boolean allClosedByServer(Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (stillOpen.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            return stillOpen.get() == 0;
+        }
+
+        private void open() throws IOException {
+            SocketChannel channel = SocketChannel.open(server);
+            channel.configureBlocking(false);
+            channel.register(selector, SelectionKey.OP_READ);
+            stillOpen.incrementAndGet();
+        }
+
+        private void run() {
+            ByteBuffer sink = ByteBuffer.allocate(1024);
+            try {
+                for (int i = 0; i < count; i++) {
+                    open();
+                }
+                opened.countDown();
+                while (!stopped.get()) {
+                    selector.select(100);
+                    for (SelectionKey key : selector.selectedKeys()) {
+                        SocketChannel channel = (SocketChannel) key.channel();
+                        int read;
+                        try {
+                            sink.clear();
+                            read = channel.read(sink);
+                        } catch (IOException reset) {
+                            read = -1;
+                        }
+                        if (read < 0) {
+                            key.cancel();
+                            channel.close();
+                            stillOpen.decrementAndGet();
+                            if (reopening.get()) {
+                                open();
+                                reopened.incrementAndGet();
+                            }
+                        }
+                    }
+                    selector.selectedKeys().clear();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            stopped.set(true);
+            selector.wakeup();
+            thread.join(10_000);
+            for (SelectionKey key : selector.keys()) {
+                key.channel().close();
+            }
+            selector.close();
         }
     }
 

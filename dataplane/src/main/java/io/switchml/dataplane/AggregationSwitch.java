@@ -87,6 +87,7 @@ public final class AggregationSwitch implements AutoCloseable {
         }
         AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities,
                 settings.allowFaultInjection(), ipc);
+        controlPlane.ownSources(new OwnSources(address, started.ports()));
         LOG.info("switch listening on {} UDP ports {} ({} transport){}; payload kernels {} on JDK {}", address.getHostAddress(),
                 Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT),
                 ipc == null ? "" : "; shared-memory port for workers on this host in " + ipc.path(),
@@ -130,12 +131,23 @@ public final class AggregationSwitch implements AutoCloseable {
     }
 
     /**
+     * Whether (address, port) is one of the switch's own UDP sources: one of its ports on its address
+     * (any address of this host, loopback included, when it listens on 0.0.0.0). No worker may have
+     * one: the switch would answer itself. {@link #installJob} refuses them.
+     */
+    public boolean isOwnSource(InetAddress address, int port) {
+        return controlPlane.ownSources().own(address, port);
+    }
+
+    /**
      * Allocates the job's registers and adds its workers to the worker table. Its slots come out of
      * the aggregator pool (see {@link #slotPool()}) until it is removed.
      *
      * @throws InsufficientSlotsException when its slots exceed the free pool or the per-job quota
      * @throws IllegalStateException      when the job number is in use, or one of the job's
      *                                    (address, port) endpoints belongs to another job
+     * @throws IllegalArgumentException   when one of the job's endpoints is the switch's own address and
+     *                                    port ({@link #isOwnSource})
      * @return the spec as installed: without the one-round mode when its staging exceeds
      *         {@link SwitchConfig#oneRoundStagingBytes}
      */

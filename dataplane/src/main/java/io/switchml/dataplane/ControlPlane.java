@@ -22,6 +22,8 @@ final class ControlPlane {
     private volatile SwitchTables tables = SwitchTables.EMPTY;
     /** The shared-memory port's files; null when the switch has none. */
     private final IpcDirectory ipc;
+    /** The switch's own sources, which no worker endpoint may be; set once its ports are bound. */
+    private volatile OwnSources own = OwnSources.NONE;
 
     /** A control plane with the default pool and quota. */
     ControlPlane() {
@@ -44,6 +46,15 @@ final class ControlPlane {
         this.oneRoundStagingBytes = oneRoundStagingBytes;
     }
 
+    /** The switch's own address and ports, once bound: refused as worker endpoints from now on. */
+    void ownSources(OwnSources sources) {
+        this.own = sources;
+    }
+
+    OwnSources ownSources() {
+        return own;
+    }
+
     /** The current tables; what each packet is processed against. */
     SwitchTables tables() {
         return tables;
@@ -60,6 +71,7 @@ final class ControlPlane {
      *                                     memory the free bytes
      * @throws IllegalStateException       when the job number is in use or one of its endpoints
      *                                     belongs to another job
+     * @throws IllegalArgumentException    when one of its endpoints is the switch's own address and port
      */
     synchronized JobSpec installJob(JobSpec spec) {
         return installJob(spec, null);
@@ -87,7 +99,7 @@ final class ControlPlane {
         // Only this project's workers use the shared-memory port; SwitchML's know nothing of it.
         IpcDirectory.Board board = ipc != null && installed.roundNumbers() ? ipc.createBoard(installed) : null;
         try {
-            tables = current.withJob(installed, uplink, board);
+            tables = current.withJob(installed, uplink, board, own);
         } catch (RuntimeException e) {
             if (board != null) {
                 ipc.deleteBoard(board.fileName());
@@ -116,7 +128,7 @@ final class ControlPlane {
     synchronized void removeJob(int jobNumber) {
         if (jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS) {
             InstalledJob job = tables.job(jobNumber);
-            tables = tables.withoutJob(jobNumber);
+            tables = tables.withoutJob(jobNumber, own);
             if (job != null && job.board() != null) {
                 ipc.deleteBoard(job.board().fileName());
             }

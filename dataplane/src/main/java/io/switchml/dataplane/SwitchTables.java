@@ -63,13 +63,13 @@ final class SwitchTables {
      * @param board  where co-located workers read its results, or null
      * @throws IllegalStateException when its number, one of its worker endpoints or its spine job is taken
      */
-    SwitchTables withJob(JobSpec spec, UplinkSpec uplink, IpcDirectory.Board board) {
+    SwitchTables withJob(JobSpec spec, UplinkSpec uplink, IpcDirectory.Board board, OwnSources own) {
         InstalledJob existing = jobs[spec.jobNumber()];
         if (existing != null) {
             throw new IllegalStateException("job number " + spec.jobNumber() + " is already in use by job '"
                     + existing.spec().name() + "'");
         }
-        WorkerTable newWorkers = workers.withJob(spec);
+        WorkerTable newWorkers = workers.withJob(spec, own);
         UplinkTable newUplinks = uplink == null ? uplinks : uplinks.withJob(spec.jobNumber(), uplink);
         InstalledJob[] newJobs = jobs.clone();
         newJobs[spec.jobNumber()] = new InstalledJob(spec, uplink, board);
@@ -78,7 +78,7 @@ final class SwitchTables {
     }
 
     /** This version without the job of that number (the same version when there is none). */
-    SwitchTables withoutJob(int jobNumber) {
+    SwitchTables withoutJob(int jobNumber, OwnSources own) {
         InstalledJob job = jobs[jobNumber];
         if (job == null) {
             return this;
@@ -86,7 +86,7 @@ final class SwitchTables {
         InstalledJob[] newJobs = jobs.clone();
         newJobs[jobNumber] = null;
         UplinkTable newUplinks = job.uplinkSpec() == null ? uplinks : uplinks.withoutJob(job.uplinkSpec());
-        return new SwitchTables(workers.withoutJob(job.spec()), newUplinks, newJobs, usedSlots - job.slots(),
+        return new SwitchTables(workers.withoutJob(job.spec(), own), newUplinks, newJobs, usedSlots - job.slots(),
                 usedBytes - job.spec().memoryBytes(), jobCount - 1);
     }
 }

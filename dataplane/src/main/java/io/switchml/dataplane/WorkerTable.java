@@ -22,6 +22,12 @@ final class WorkerTable {
     /** Lookup result for a leaf's source that serves other jobs than the header's. */
     static final long OTHER_JOB = -2L;
 
+    /**
+     * Entry of one of the switch's own sources at the address of a worker matched by address alone
+     * ({@link OwnSources}): such a source is no worker's, whatever the any-port entry says.
+     */
+    private static final long OWN_SOURCE = -3L;
+
     /** Entry bit: the source matched by its address alone. */
     private static final long ADDRESS_ONLY = 1L << 16;
     /** Entry bit: a leaf's source, shared by the jobs counted in the low 16 bits. */
@@ -59,6 +65,9 @@ final class WorkerTable {
         if (exact == MISSING) {
             return entries.get(key(ipv4, WorkerEndpoint.ANY_PORT));
         }
+        if (exact == OWN_SOURCE) {
+            return MISSING;
+        }
         if ((exact & SHARED) == 0) {
             return exact;
         }
@@ -91,16 +100,29 @@ final class WorkerTable {
     /**
      * A copy of this table with every worker thread of {@code spec} added.
      *
-     * @throws IllegalStateException when one of its sources already belongs to a job (a leaf's: to a job
-     *                               that is not a leaf's, or to another rank of the same job)
+     * @param own the switch's own sources: no worker's; a worker matched by address alone at the switch's
+     *            address gets entries that keep the switch's ports out of its match
+     * @throws IllegalStateException    when one of its sources already belongs to a job (a leaf's: to a job
+     *                                  that is not a leaf's, or to another rank of the same job)
+     * @throws IllegalArgumentException when one of its sources is one of the switch's own
      */
-    WorkerTable withJob(JobSpec spec) {
+    WorkerTable withJob(JobSpec spec, OwnSources own) {
         Long2LongHashMap copy = new Long2LongHashMap(entries);
         Long2LongHashMap sharedCopy = new Long2LongHashMap(shared);
         for (int rank = 0; rank < spec.workers(); rank++) {
             WorkerEndpoint endpoint = spec.endpoints().get(rank);
             int ipv4 = Ipv4.toInt(endpoint.address());
+            if (endpoint.anyPort() && own.ownAddress(endpoint.address())) {
+                for (int port : own.ports()) {
+                    copy.put(key(ipv4, port), OWN_SOURCE);
+                }
+            }
             for (int thread = 0; thread < endpoint.threads(); thread++) {
+                if (!endpoint.anyPort() && own.own(endpoint.address(), endpoint.port(thread))) {
+                    throw new IllegalArgumentException("worker endpoint " + endpoint.address().getHostAddress() + ":"
+                            + endpoint.port(thread) + " of job " + spec.jobNumber() + " (rank " + rank + ") is the switch's"
+                            + " own address and UDP port (" + own + "): the switch would send the rank's results to itself");
+                }
                 long entry = (endpoint.anyPort() ? ADDRESS_ONLY : 0) | (long) spec.jobNumber() << 8 | rank;
                 long sourceKey = key(ipv4, endpoint.port(thread));
                 long previous = endpoint.leaf() ? addShared(copy, sharedCopy, sourceKey, spec.jobNumber(), entry)
@@ -138,12 +160,19 @@ final class WorkerTable {
         return MISSING;
     }
 
-    /** A copy of this table without the sources of {@code spec}. */
-    WorkerTable withoutJob(JobSpec spec) {
+    /** A copy of this table without the sources of {@code spec} (and the own-source entries its install added). */
+    WorkerTable withoutJob(JobSpec spec, OwnSources own) {
         Long2LongHashMap copy = new Long2LongHashMap(entries);
         Long2LongHashMap sharedCopy = new Long2LongHashMap(shared);
         for (WorkerEndpoint endpoint : spec.endpoints()) {
             int ipv4 = Ipv4.toInt(endpoint.address());
+            if (endpoint.anyPort()) {
+                for (int port : own.ports()) {
+                    if (copy.get(key(ipv4, port)) == OWN_SOURCE) {
+                        copy.remove(key(ipv4, port));
+                    }
+                }
+            }
             for (int thread = 0; thread < endpoint.threads(); thread++) {
                 long sourceKey = key(ipv4, endpoint.port(thread));
                 if (!endpoint.leaf()) {

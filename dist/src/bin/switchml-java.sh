@@ -1,7 +1,7 @@
 # Sourced by the switchml scripts: which java runs the project's own JVMs, and the options its kernels need.
-# The newest JDK 21+ among SWITCHML_JAVA (a java command), JAVA_HOME and the usual install folders, which runs the
-# element loops 3-5x faster than 17 (README, "Which JDK"); else the java of JAVA_HOME or PATH (17+). A command
-# that runs Spark (train --spark-master) takes the newest JDK Spark supports (17 or 21) where one is there.
+# SWITCHML_JAVA (a java command) where set; else the newest JDK 21+ among JAVA_HOME and the usual install folders,
+# which runs the element loops faster than 17 (BENCHMARKS.md section 25); else the java of JAVA_HOME or PATH (17+).
+# A command that runs Spark (train --spark-master) takes the newest JDK Spark supports (17 or 21) where one is there.
 # Every JVM gets the Vector API's module, which the fastest kernels need (io.switchml.protocol.kernels.Kernels).
 
 # The feature version of a java command (17, 21, 25), from its JDK's release file; empty where unknown.
@@ -17,7 +17,10 @@ switchml_java_version() {
 switchml_select_java() {
   local lowest="$1" highest="$2" best="" best_version=0 candidate version
   local candidates=()
-  [ -n "${SWITCHML_JAVA:-}" ] && candidates+=("$SWITCHML_JAVA")
+  if [ -n "${SWITCHML_JAVA:-}" ]; then
+    printf '%s\n' "$SWITCHML_JAVA"
+    return
+  fi
   [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME/bin/java")
   for candidate in /usr/lib/jvm/*/bin/java /opt/java/*/bin/java /opt/jdk*/bin/java; do
     [ -x "$candidate" ] && candidates+=("$candidate")
@@ -32,7 +35,7 @@ switchml_select_java() {
     fi
   done
   if [ -z "$best" ]; then
-    best="${SWITCHML_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
+    best="${JAVA_HOME:+$JAVA_HOME/bin/}java"
   fi
   printf '%s\n' "$best"
 }

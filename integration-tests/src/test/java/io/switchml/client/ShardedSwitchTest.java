@@ -36,8 +36,8 @@ class ShardedSwitchTest {
     }
 
     private String startSwitch() {
-        AggregationService service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0),
-                "127.0.0.1", 0);
+        AggregationService service = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0)
+                .allowFaultInjection(true), "127.0.0.1", 0);
         switches.add(service);
         return "127.0.0.1:" + service.controllerPort();
     }
@@ -130,9 +130,12 @@ class ShardedSwitchTest {
             ops.add(workers.get(r).allReduceAsync(FloatBuffer.wrap(in[r]), FloatBuffer.wrap(out[r]), ReduceOp.SUM));
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (contributions(switches.get(1)) < length / K / 4 && System.nanoTime() < deadline) {
-            Thread.sleep(1);
+        while (contributions(switches.get(1)) < length / K / 16 && System.nanoTime() < deadline) {
+            Thread.yield();
         }
+        // Shard 1 takes nothing more from here on, so it dies with its part unfinished however fast the rest runs.
+        switches.get(1).dataplane().setDropProbabilities(1.0, 0.0);
+        assertThat(ops).as("the all-reduce is still running when shard 1 dies").noneMatch(CompletableFuture::isDone);
         switches.get(1).close();
         for (CompletableFuture<Void> op : ops) {
             op.get(60, TimeUnit.SECONDS);

@@ -399,7 +399,10 @@ class Agent:
         nbytes = tensor.numel() * 4  # float32 or int32
         size = len(self._mm) if self._mm is not None else 0
         if nbytes > size:
-            raise ValueError("a tensor of %d bytes does not fit in the agent's shared memory of %d bytes (shm_bytes)" % (nbytes, size))
+            part = size // 2 // _ALIGN * _ALIGN // 4
+            if part == 0:
+                raise ValueError("a tensor of %d bytes does not fit in the agent's shared memory of %d bytes (shm_bytes)" % (nbytes, size))
+            return self._submit_in_parts(tensor, wire, op, part)
         future = torch.futures.Future()
         with self._lock:
             self._raise_if_failed()
@@ -417,6 +420,21 @@ class Agent:
                 self._fail("cannot send to the agent: %s" % e)
                 raise self._error from None
         return future
+
+    def _submit_in_parts(self, tensor, wire, op, part):
+        """A tensor larger than the shared memory (DDP's first step is one bucket of the whole model's gradients):
+        reduced as consecutive parts of ``part`` elements, half the shared memory each, submitted in order (every
+        rank splits it the same way), each waiting for room as any tensor does; the future completes with the last."""
+        flat = tensor.reshape(-1)  # a view of a contiguous tensor; a copy of another, written back at the end
+        futures = [self._submit(flat[i:i + part], wire, op) for i in range(0, flat.numel(), part)]
+
+        def written_back(_):
+            for f in futures:
+                f.value()  # raises the first part's error
+            if not tensor.is_contiguous():
+                tensor.copy_(flat.view(tensor.shape))
+            return tensor
+        return chain(torch.futures.collect_all(futures), written_back)
 
     def _allocate(self, nbytes):
         """The next free region of the ring; waits (bounded) for older all-reduces to free one."""

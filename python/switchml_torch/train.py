@@ -48,6 +48,28 @@ def mlp():
     return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
+def add_aggregation_arguments(ap):
+    """``--hook`` and ``--backend``, as ``switchml torch-train`` passes them (also to python/bench/models.py)."""
+    ap.add_argument("--hook", default="switchml", choices=["switchml", "ring", "ps", "gloo", "none"],
+                    help="gloo and none: no hook (DDP's own all-reduce on the process group)")
+    ap.add_argument("--backend", default="gloo", choices=["gloo", "switchml"],
+                    help="the process group's backend (switchml: import switchml_torch's)")
+
+
+def register_hook(model, hook, backend):
+    """Registers ``hook``'s comm hook on the DDP ``model`` and returns the agent it all-reduces through, or None for
+    ``gloo``/``none`` (DDP's own all-reduce on the process group). On the switchml backend the hook uses the
+    backend's agent (one agent per rank and job); otherwise it starts one."""
+    if hook in ("gloo", "none"):
+        return None
+    if hook == "switchml" and backend == "switchml":
+        agent = dist.distributed_c10d._get_default_group().agent
+    else:
+        agent = start_agent(algo=hook)
+    model.register_comm_hook(agent, allreduce_hook)
+    return agent
+
+
 def checksum(model):
     h = hashlib.sha256()
     for p in model.parameters():
@@ -62,10 +84,7 @@ def accuracy(model, x, y):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--hook", default="switchml", choices=["switchml", "ring", "ps", "gloo", "none"],
-                    help="gloo and none: no hook (DDP's own all-reduce on the process group)")
-    ap.add_argument("--backend", default="gloo", choices=["gloo", "switchml"],
-                    help="the process group's backend (switchml: import switchml_torch's)")
+    add_aggregation_arguments(ap)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--lr", type=float, default=0.001)
@@ -88,14 +107,8 @@ def main(argv=None):
 
     torch.manual_seed(args.seed)
     model = DistributedDataParallel(mlp())  # broadcasts rank 0's parameters
-    agent = None
     group = dist.distributed_c10d._get_default_group()
-    if args.hook == "switchml" and args.backend == "switchml":
-        agent = group.agent  # the backend's: one agent per rank and job
-        model.register_comm_hook(agent, allreduce_hook)
-    elif args.hook not in ("gloo", "none"):
-        agent = start_agent(algo=args.hook)
-        model.register_comm_hook(agent, allreduce_hook)
+    agent = register_hook(model, args.hook, args.backend)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = nn.CrossEntropyLoss()
     # Every rank takes the same number of steps: DDP all-reduces once per step on every rank.

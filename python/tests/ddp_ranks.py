@@ -14,8 +14,9 @@ rank, world = dist.get_rank(), dist.get_world_size()
 # A small shared memory, so the tensors in flight wrap around it and wait for room.
 agent = switchml_torch.start_agent(shm_bytes=1 << 16)
 
-# Several in flight, of sizes that do not fit together: each rank sends rank + 1, so the mean is exact.
-sizes = [5000, 1, 9000, 16384, 333, 12000, 7]
+# Several in flight, of sizes that do not fit together (the last not even alone: it goes in parts): each rank sends
+# rank + 1, so the mean is exact.
+sizes = [5000, 1, 9000, 16384, 333, 12000, 7, 40000]
 tensors = [torch.full((n,), float(rank + 1)) for n in sizes]
 futures = [agent.allreduce_async(t, op="mean") for t in tensors]
 expected_mean = sum(r + 1 for r in range(world)) / world

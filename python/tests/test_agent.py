@@ -32,8 +32,15 @@ def test_tensors_in_flight_wrap_around_the_shared_memory_in_order(single_rank_gr
         futures = [agent.allreduce_async(t.clone(), op="sum") for t in tensors]
         for t, f in zip(tensors, futures):
             assert torch.equal(f.wait(), t)
-        with pytest.raises(ValueError, match="does not fit"):
-            agent.allreduce_async(torch.zeros(2000))
+        # Larger than the shared memory: reduced in parts of half of it, in order, contiguous or not.
+        large = torch.arange(2000, dtype=torch.float32)
+        assert torch.equal(agent.allreduce_async(large.clone(), op="sum").wait(), large)
+        strided = torch.arange(4000, dtype=torch.float32).view(2000, 2).t()
+        copy = strided.clone()
+        result = agent.allreduce_async(strided, op="sum").wait()
+        assert result is strided and torch.equal(strided, copy)
+        assert torch.equal(agent.allreduce_async(torch.arange(1500, dtype=torch.int64) << 40, op="sum").wait(),
+                           torch.arange(1500, dtype=torch.int64) << 40)
         with pytest.raises(TypeError, match="float32, .*int32.*not torch.bool"):
             agent.allreduce_async(torch.zeros(4, dtype=torch.bool))
     finally:

@@ -4,20 +4,43 @@ import io.switchml.launch.Rack;
 import io.switchml.training.TrainOptimizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code switchml train}'s job in PyTorch: the Fashion-MNIST MLP trained with DDP, gradients averaged by the comm hook. */
+/**
+ * {@code switchml train}'s job in PyTorch: the Fashion-MNIST MLP trained with DDP, gradients averaged by the comm hook;
+ * or, with {@code --model}, real models on synthetic inputs ({@code python/bench/models.py}).
+ */
 @Command(name = "torch-train", mixinStandardHelpOptions = true,
         description = {"Train the Fashion-MNIST MLP with PyTorch DDP over --workers Python ranks, gradients averaged by"
                 + " switchml_torch's comm hook through the switch (--hook switchml), the ring baseline (ring), or by"
                 + " DDP's own all-reduce without a hook (--hook none) on the process group's backend: Gloo, or the"
-                + " switch's with --backend switchml. Same flags and JSON fields as switchml train."})
+                + " switch's with --backend switchml. Same flags and JSON fields as switchml train.",
+                "With --model NAME[,NAME...] it trains real models instead (torchvision's ResNet-18/50, VGG-11/16,"
+                        + " MobileNet-V2, a BERT-base-shaped transformer, a DLRM-shaped recommender) on synthetic"
+                        + " inputs for --steps steps each, the same way, and reports one row or JSON object per model."})
 final class TorchTrainCommand implements Callable<Integer> {
+    /** The models python/bench/models.py trains (its MODELS); python/tests/test_models.py checks the two agree. */
+    static final List<String> MODELS = List.of("resnet18", "resnet50", "vgg11", "vgg16", "mobilenet_v2", "bert_base", "dlrm");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--model", description = "Train these models (comma-separated) on synthetic inputs instead of the"
+            + " Fashion-MNIST MLP: resnet18, resnet50, vgg11, vgg16, mobilenet_v2, bert_base, dlrm. Each model's batch"
+            + " size (per rank; --batch-size overrides it) and input size are chosen for 4 ranks on 2 cores; the run says"
+            + " which. --epochs, --limit and --data do not apply.")
+    String model;
+
+    @Option(names = "--steps", description = "With --model: training steps per model, the first not timed (default: 10).")
+    Integer steps;
+
     @Option(names = "--workers", defaultValue = "2", description = "Ranks (default: ${DEFAULT-VALUE}).")
     int workers;
 
@@ -65,11 +88,7 @@ final class TorchTrainCommand implements Callable<Integer> {
         if (!"json".equals(format) && !"table".equals(format)) {
             throw new IllegalArgumentException("--format must be table or json, not " + format);
         }
-        List<String> args = new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook,
-                "--backend", backend, "--epochs", String.valueOf(run.epochs),
-                "--batch-size", String.valueOf(run.batchSize),
-                "--lr", String.valueOf(run.learningRate(TrainOptimizer.Kind.ADAM.defaultLearningRate())), "--seed", String.valueOf(run.seed),
-                "--data", run.dataDirectory().toString(), "--limit", String.valueOf(run.limit), "--format", format));
+        List<String> args = model != null ? modelArguments() : mlpArguments();
         Rack.Spec rack = placement.spec(workers, controller);
         if (rack != null) {
             args.addAll(List.of("--rate-bps", String.valueOf(rack.rateBps())));
@@ -77,5 +96,48 @@ final class TorchTrainCommand implements Callable<Integer> {
         // Gloo without a hook needs no agent; the launcher then starts no switch either.
         String algorithm = backend.equals("switchml") ? "switchml" : hookless ? "none" : hook;
         return new TorchLauncher(System.out, System.err).run(workers, algorithm, controller, python, args, timeout, rack);
+    }
+
+    private List<String> mlpArguments() {
+        if (steps != null) {
+            throw new IllegalArgumentException("--steps needs --model (the MLP trains for --epochs)");
+        }
+        return new ArrayList<>(List.of("-m", "switchml_torch.train", "--hook", hook,
+                "--backend", backend, "--epochs", String.valueOf(run.epochs),
+                "--batch-size", String.valueOf(run.batchSize),
+                "--lr", String.valueOf(run.learningRate(TrainOptimizer.Kind.ADAM.defaultLearningRate())), "--seed", String.valueOf(run.seed),
+                "--data", run.dataDirectory().toString(), "--limit", String.valueOf(run.limit), "--format", format));
+    }
+
+    /** python/bench/models.py's arguments; only what the user gave of the MLP's batch size and learning rate. */
+    List<String> modelArguments() {
+        List<String> names = List.of(model.split(",", -1)).stream().map(String::strip).toList();
+        List<String> unknown = names.stream().filter(n -> !MODELS.contains(n)).toList();
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("unknown model " + String.join(", ", unknown.stream()
+                    .map(n -> n.isEmpty() ? "''" : n).toList()) + " (--model); known: " + String.join(", ", MODELS));
+        }
+        for (String mlpOnly : List.of("--epochs", "--limit", "--data")) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(mlpOnly)) {
+                throw new IllegalArgumentException(mlpOnly + " is the Fashion-MNIST MLP's; with --model, use --steps");
+            }
+        }
+        int n = steps == null ? 10 : steps;
+        if (n < 2) {
+            throw new IllegalArgumentException("--steps must be at least 2 (the first is not timed), not " + n);
+        }
+        List<String> args = new ArrayList<>(List.of(TorchLauncher.home().resolve("python/bench/models.py").toString(),
+                "--model", String.join(",", names), "--hook", hook, "--backend", backend, "--steps", String.valueOf(n),
+                "--seed", String.valueOf(run.seed), "--format", format));
+        if (spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
+            if (run.batchSize < 1) {
+                throw new IllegalArgumentException("--batch-size must be at least 1, not " + run.batchSize);
+            }
+            args.addAll(List.of("--batch-size", String.valueOf(run.batchSize)));
+        }
+        if (run.learningRate != null) {
+            args.addAll(List.of("--lr", String.valueOf(run.learningRate(0f))));
+        }
+        return args;
     }
 }

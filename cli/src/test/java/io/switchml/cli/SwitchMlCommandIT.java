@@ -189,7 +189,7 @@ class SwitchMlCommandIT {
     }
 
     @Test
-    void torchCommandsRefuseUnknownHooksAndAlgorithms() {
+    void torchCommandsRefuseUnknownHooksAlgorithmsAndModels() {
         CommandLine cl = SwitchMlCommand.commandLine();
         StringWriter err = new StringWriter();
         cl.setErr(new PrintWriter(err));
@@ -211,5 +211,14 @@ class SwitchMlCommandIT {
         assertThat(err.toString()).contains("--algo must be switchml, ring or ps, not allgather");
         assertThat(cl.execute("torchrun", "--workers", "0", "train.py")).isNotZero();
         assertThat(err.toString()).contains("--workers must be at least 1");
+        assertThat(cl.execute("torch-train", "--model", "alexnet,resnet18")).isNotZero();
+        assertThat(err.toString()).contains("unknown model alexnet (--model); known: resnet18, resnet50, vgg11, vgg16,"
+                + " mobilenet_v2, bert_base, dlrm");
+        assertThat(cl.execute("torch-train", "--steps", "5")).isNotZero();
+        assertThat(err.toString()).contains("--steps needs --model (the MLP trains for --epochs)");
+        assertThat(cl.execute("torch-train", "--model", "resnet18", "--epochs", "2")).isNotZero();
+        assertThat(err.toString()).contains("--epochs is the Fashion-MNIST MLP's; with --model, use --steps");
+        assertThat(cl.execute("torch-train", "--model", "resnet18", "--steps", "1")).isNotZero();
+        assertThat(err.toString()).contains("--steps must be at least 2 (the first is not timed), not 1");
     }
 }

@@ -3,6 +3,8 @@ package io.switchml.cli;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TorchrunCommandTest {
@@ -23,5 +25,23 @@ class TorchrunCommandTest {
         TorchrunCommand torchrun = cl.getSubcommands().get("torchrun").getCommand();
         assertThat(torchrun.module).isTrue();
         assertThat(torchrun.script).containsExactly("switchml_torch.train", "--epochs", "1");
+    }
+
+    @Test
+    void torchTrainsModelsRunTheModelsScriptWithWhatWasGiven() {
+        CommandLine cl = SwitchMlCommand.commandLine();
+        cl.parseArgs("torch-train", "--model", "resnet18, dlrm", "--steps", "3", "--batch-size", "8", "--backend", "switchml",
+                "--hook", "none", "--format", "json");
+        TorchTrainCommand train = cl.getSubcommands().get("torch-train").getCommand();
+        List<String> args = train.modelArguments();
+        assertThat(args.get(0)).endsWith("python/bench/models.py");
+        assertThat(args.subList(1, args.size())).containsExactly("--model", "resnet18,dlrm", "--hook", "none",
+                "--backend", "switchml", "--steps", "3", "--seed", "1", "--format", "json", "--batch-size", "8");
+
+        cl.parseArgs("torch-train", "--model", "mobilenet_v2", "--lr", "0.05");
+        train = cl.getSubcommands().get("torch-train").getCommand();
+        // The models' own batch sizes unless --batch-size was given; 10 steps by default.
+        assertThat(train.modelArguments()).containsSubsequence("--steps", "10").contains("--lr", "0.05")
+                .doesNotContain("--batch-size");
     }
 }

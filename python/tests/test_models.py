@@ -1,0 +1,105 @@
+"""python/bench/models.py, the real-model harness, on its smallest model (MobileNet-V2, 3.5 M parameters) for a few
+steps on 2 ranks: on Gloo and on the switchml backend through `switchml torch-train --model`, and with the comm hook
+on a Gloo group under `switchml torchrun`, all with the same seed. Not timed: the runs only have to finish."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python" / "bench"))
+import models  # noqa: E402 (python/bench/models.py)
+
+MODEL = "mobilenet_v2"
+STEPS = ["--steps", "3", "--batch-size", "4"]
+FIELDS = ("model", "parameters", "gradient_bytes", "input", "batch_size", "optimizer", "steps", "warmup_steps", "workers",
+          "backend", "hook", "aggregation", "step_seconds", "samples_per_s", "aggregation_fraction", "first_loss", "loss",
+          "zero_gradient_fraction", "parameters_digest", "parameters_identical", "peak_rss_bytes", "rate_bps",
+          "torch_version", "wall_seconds")
+
+
+def _launcher():
+    return os.environ.get("SWITCHML_COMMAND", str(ROOT / "switchml"))
+
+
+def _one_row(command):
+    run = subprocess.run(command, capture_output=True, text=True, timeout=400)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert len(lines) == 1, run.stdout  # --format json: one object per model, the progress on standard error
+    return json.loads(lines[0]), run.stderr
+
+
+@pytest.fixture(scope="module")
+def rows():
+    """One run per way of aggregating: Gloo (the reference), the switchml backend, the hook through the switch."""
+    launcher = _launcher()
+    found = {}
+    for backend in ("gloo", "switchml"):
+        found[backend] = _one_row([launcher, "torch-train", "--model", MODEL, *STEPS, "--workers", "2", "--backend", backend,
+                                   "--hook", "none", "--format", "json", "--python", sys.executable, "--timeout", "PT300S"])
+    found["hook"] = _one_row([launcher, "torchrun", "--workers", "2", "--python", sys.executable, "--timeout", "PT300S",
+                              str(ROOT / "python/bench/models.py"), "--model", MODEL, *STEPS, "--backend", "gloo",
+                              "--hook", "switchml", "--format", "json"])
+    return found
+
+
+@pytest.mark.parametrize("way", ["gloo", "switchml", "hook"])
+def test_every_rank_ends_with_the_same_parameters_and_a_finite_loss(rows, way):
+    row, stderr = rows[way]
+    assert set(FIELDS) <= set(row), sorted(set(FIELDS) - set(row))
+    assert row["model"] == MODEL and row["workers"] == 2 and row["steps"] == 3 and row["batch_size"] == 4
+    assert row["parameters"] == 3_504_872 and row["gradient_bytes"] == 4 * row["parameters"]
+    assert row["parameters_identical"] is True and len(row["parameters_digest"]) == 64
+    assert math.isfinite(row["first_loss"]) and math.isfinite(row["loss"])
+    assert row["step_seconds"] > 0 and row["samples_per_s"] > 0 and row["rate_bps"] is None
+    # Gloo's all-reduce is not timed (no agent carries it); an agent's in-flight share is one.
+    if way == "gloo":
+        assert row["aggregation_fraction"] is None
+    else:
+        assert 0 <= row["aggregation_fraction"] <= 1
+    # The run says what it chose for the model's input.
+    assert "mobilenet_v2: batch 4 of synthetic 3x64x64 images, 1000 classes" in stderr, stderr
+
+
+@pytest.mark.parametrize("way", ["switchml", "hook"])
+def test_the_loss_is_gloos_within_one_percent(rows, way):
+    reference, row = rows["gloo"][0], rows[way][0]
+    # The first step's loss comes before any all-reduce: the same parameters (rank 0's) and the same batches.
+    assert row["first_loss"] == reference["first_loss"]
+    # After that the sums differ only by rounding: Gloo adds float32, the switch block floating point (31-bit integers
+    # scaled to each block's largest exponent). Seen: a relative difference of about 1e-7 after 3 steps.
+    assert row["loss"] == pytest.approx(reference["loss"], rel=0.01)
+
+
+def test_an_unknown_model_is_refused_with_the_scripts_models():
+    run = subprocess.run([_launcher(), "torch-train", "--model", "alexnet"], capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    # torch-train's list (checked before any rank starts) is the script's.
+    assert "unknown model alexnet (--model); known: " + ", ".join(models.MODELS) in run.stderr, run.stderr
+    with pytest.raises(SystemExit, match="unknown model alexnet"):
+        models.parse_models("resnet18,alexnet")
+
+
+def test_the_large_models_have_the_shapes_they_claim():
+    """Built and run forward on a tiny batch, not trained (that takes minutes on 2 cores)."""
+    import torch
+
+    bert = models.BertBase()
+    assert 109e6 < sum(p.numel() for p in bert.parameters()) < 111e6  # BERT-base: 110 M
+    assert bert(torch.randint(0, 30522, (2, 8))).shape == (2, 2)
+    del bert
+    dlrm = models.Dlrm()
+    tables = sum(t.weight.numel() for t in dlrm.tables)
+    assert tables > 0.99 * sum(p.numel() for p in dlrm.parameters()) and tables == 64 * sum(models.Dlrm.ROWS)
+    args = type("Args", (), {})()
+    (dense, sparse), target = models.dlrm_batch(torch.Generator().manual_seed(0), 16, args)
+    loss = models.MODELS["dlrm"].loss(dlrm(dense, sparse), target)
+    loss.backward()
+    zero_rows = int((dlrm.tables[0].weight.grad.abs().sum(1) == 0).sum())
+    assert zero_rows >= models.Dlrm.ROWS[0] - 16  # a batch of 16 touches at most 16 of the big table's rows

@@ -17,12 +17,9 @@ import io.switchml.controller.proto.JoinResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,23 +46,6 @@ class HealthServiceTest extends ControllerTestSupport {
     private static final int MESSAGES = 5_000;
     private static final int WATCH_CAP = 200;
     private static final int WATCH_FLOOD = 1_000;
-    private static final byte[][] GARBAGE = {{0x0F, 1, 2, 3}, {0x08, (byte) 0xFF}, {0x00, 0x42, 0x42}};
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
     @Override
     ControllerSecurity security() {
         return new ControllerSecurity().maxHealthWatches(WATCH_CAP);
@@ -87,9 +67,9 @@ class HealthServiceTest extends ControllerTestSupport {
             for (int i = 0; i < MESSAGES; i++) {
                 if (i % 2 == 0) {
                     calls.add(ClientCalls.futureUnaryCall(channel.newCall(check,
-                            CallOptions.DEFAULT.withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS)), GARBAGE[i % 3]));
+                            CallOptions.DEFAULT.withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS)), RawCalls.GARBAGE[i % 3]));
                 } else {
-                    answers.add(watchOnce(watch, GARBAGE[i % 3]));
+                    answers.add(watchOnce(watch, RawCalls.GARBAGE[i % 3]));
                 }
                 if (calls.size() == 100 || i == MESSAGES - 1) {
                     for (Future<byte[]> call : calls) {
@@ -228,8 +208,7 @@ class HealthServiceTest extends ControllerTestSupport {
     }
 
     private static MethodDescriptor<byte[], byte[]> raw(String name, MethodDescriptor.MethodType type) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type).setFullMethodName(name)
-                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+        return RawCalls.method(name, type);
     }
 
     private static Status statusOf(Future<byte[]> call) throws InterruptedException {

@@ -11,12 +11,8 @@ import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.StatusRequest;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,24 +33,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MalformedRequestsTest extends ControllerTestSupport {
     private static final int MESSAGES = 5_000;
-    /** Bytes no protobuf parser takes: field 1 with the invalid wire type 7, a truncated varint, tag zero. */
-    private static final byte[][] GARBAGE = {{0x0F, 1, 2, 3}, {0x08, (byte) 0xFF}, {0x00, 0x42, 0x42}};
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
     @Test
     void garbageIsRefusedAndLoggedOncePerPeerNotOncePerMessage() throws Exception {
         List<String> methods = List.of(ControllerGrpc.getJoinMethod().getFullMethodName(),
@@ -86,11 +64,10 @@ class MalformedRequestsTest extends ControllerTestSupport {
         try {
             List<Future<byte[]>> calls = new ArrayList<>();
             for (int i = 0; i < MESSAGES; i++) {
-                MethodDescriptor<byte[], byte[]> method = MethodDescriptor.<byte[], byte[]>newBuilder()
-                        .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(methods.get(i % methods.size()))
-                        .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+                MethodDescriptor<byte[], byte[]> method = RawCalls.method(methods.get(i % methods.size()),
+                        MethodDescriptor.MethodType.UNARY);
                 calls.add(ClientCalls.futureUnaryCall(channel.newCall(method,
-                        CallOptions.DEFAULT.withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS)), GARBAGE[i % GARBAGE.length]));
+                        CallOptions.DEFAULT.withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS)), RawCalls.GARBAGE[i % RawCalls.GARBAGE.length]));
                 if (calls.size() == 100 || i == MESSAGES - 1) {
                     for (Future<byte[]> call : calls) {
                         answers.add(statusOf(call));

@@ -16,6 +16,7 @@ import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.MetricsOptions;
 import io.switchml.controller.MetricsScrape;
+import io.switchml.controller.RawCalls;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.controller.proto.JobParameters;
@@ -24,12 +25,9 @@ import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -60,22 +58,6 @@ class PeerReachableFloodsTest {
     private static final int WATCH_CAP = 100;
     private static final int WATCHES = 500;
     private static final int IDLE_CONNECTIONS = 300;
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void floodsAtTheHealthServiceMetricsAndJoinsLeaveALiveJobExact() throws Exception {
@@ -106,9 +88,8 @@ class PeerReachableFloodsTest {
                     idle.add(new Socket("127.0.0.1", metrics.port()));
                 }
                 // Garbage to the health service: refused, not a stack trace each.
-                MethodDescriptor<byte[], byte[]> check = MethodDescriptor.<byte[], byte[]>newBuilder()
-                        .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(HealthGrpc.getCheckMethod().getFullMethodName())
-                        .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+                MethodDescriptor<byte[], byte[]> check = RawCalls.method(HealthGrpc.getCheckMethod().getFullMethodName(),
+                        MethodDescriptor.MethodType.UNARY);
                 Map<Status.Code, AtomicInteger> garbage = new ConcurrentHashMap<>();
                 List<Future<byte[]>> calls = new ArrayList<>();
                 for (int i = 0; i < GARBAGE_MESSAGES; i++) {

@@ -43,7 +43,12 @@ enum DropReason {
      * A spine's result for a slot copy of a leaf's job that does not wait for that round: a late or
      * duplicated result (docs/ARCHITECTURE.md section 9).
      */
-    STALE_SPINE_RESULT;
+    STALE_SPINE_RESULT,
+    /**
+     * A record on the shared-memory port in the name of a worker that does not read its results there
+     * (it joined over UDP, or its job has no board): a forged identity (docs/security.md).
+     */
+    NOT_A_RING_WORKER;
 
     private final String counterName = "drops_" + name().toLowerCase(Locale.ROOT);
 

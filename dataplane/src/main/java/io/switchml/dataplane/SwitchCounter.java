@@ -43,6 +43,11 @@ enum SwitchCounter {
      * ring while it slept); on a switch without a shared-memory port they are truncated packets.
      */
     IPC_WAKE_UPS_RECEIVED,
+    /**
+     * Records a writer claimed in a request ring and never committed (it died mid-write), skipped once they had
+     * blocked the ring for {@link io.switchml.ipc.RequestRing#UNBLOCK_AFTER_NANOS}.
+     */
+    IPC_RECORDS_UNBLOCKED,
     /** Partial results a leaf sent up to its spine, re-sent ones included (docs/ARCHITECTURE.md section 9). */
     PARTIALS_FORWARDED,
     /** Results from the spine that a leaf installed in a slot copy and multicast to its workers. */

@@ -55,6 +55,18 @@ final class SwitchProgram {
      * @return what was done with it
      */
     NextStep process(int sourceIpv4, int sourcePort, int portIndex, ByteBuffer packet) {
+        return process(sourceIpv4, sourcePort, portIndex, packet, false);
+    }
+
+    /**
+     * Processes one record of the port's request ring: as a datagram, but only in the name of a worker that
+     * reads its results on the job's board; anyone who can write the ring can write any identity.
+     */
+    NextStep processFromRing(int sourceIpv4, int sourcePort, int portIndex, ByteBuffer packet) {
+        return process(sourceIpv4, sourcePort, portIndex, packet, true);
+    }
+
+    private NextStep process(int sourceIpv4, int sourcePort, int portIndex, ByteBuffer packet, boolean fromRing) {
         counters.increment(SwitchCounter.PACKETS_RECEIVED);
         if (dropSimulator.dropAtIngress()) {
             counters.increment(SwitchCounter.INGRESS_SIMULATED_DROPS);
@@ -67,6 +79,10 @@ final class SwitchProgram {
         }
 
         InstalledJob job = metadata.job;
+        if (fromRing && (metadata.fromSpine || job.board() == null || !job.board().results().attached(metadata.rank))) {
+            counters.increment(DropReason.NOT_A_RING_WORKER);
+            return NextStep.DROP;
+        }
         activity.count(job.spec().jobNumber());
         AggregationPacket aggregation = metadata.packet;
         int set = metadata.set;

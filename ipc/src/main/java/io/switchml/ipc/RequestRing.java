@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -23,7 +24,13 @@ public final class RequestRing {
     /** Ahead of each packet: the sender's IPv4 address and UDP port. */
     public static final int IDENTITY_BYTES = 8;
     private static final long MAGIC = 0x53574d4c52494e47L; // "SWMLRING"
-    private static final int FIELDS_BYTES = 4096;
+    static final int FIELDS_BYTES = 4096;
+    /**
+     * How long a record a writer claimed may stay uncommitted before the reader skips it: a writer between its
+     * claim and its commit copies one packet (microseconds); one that stays longer died mid-write (SIGKILL, a
+     * crash) and would otherwise block the ring, every job on the port with it, for good.
+     */
+    public static final long UNBLOCK_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int MAGIC_OFFSET = 0;
     private static final int WAKE_OFFSET = 64;
 
@@ -33,6 +40,9 @@ public final class RequestRing {
     /** The ring's memory as a big-endian byte buffer, positioned on one packet at a time for the reader. */
     private final ByteBuffer packetView;
     private final Reader reader = new Reader();
+    /** When the reader first found the ring blocked by an uncommitted record, or -1. */
+    private long blockedSince = -1;
+    private long unblocked;
 
     /** What the reader does with each packet. */
     @FunctionalInterface
@@ -111,10 +121,36 @@ public final class RequestRing {
         return ring.maxMsgLength() - IDENTITY_BYTES;
     }
 
-    /** Reads up to {@code limit} packets; on the ring's one reader thread. Returns how many. */
+    /**
+     * Reads up to {@code limit} packets; on the ring's one reader thread. Returns how many, or 1 when it skipped a
+     * record that blocked the ring for {@link #UNBLOCK_AFTER_NANOS} (see {@link #unblocked}).
+     */
     public int drain(Consumer consumer, int limit) {
+        return drain(consumer, limit, System.nanoTime());
+    }
+
+    /** {@link #drain(Consumer, int)} at time {@code nowNanos}. */
+    int drain(Consumer consumer, int limit, long nowNanos) {
         reader.consumer = consumer;
-        return ring.read(reader, limit);
+        int read = ring.read(reader, limit);
+        if (read > 0 || ring.producerPosition() == ring.consumerPosition()) {
+            blockedSince = -1;
+            return read;
+        }
+        // Something was claimed that cannot be read yet: a writer in the middle of its copy, or one that died there.
+        if (blockedSince < 0) {
+            blockedSince = nowNanos;
+        } else if (nowNanos - blockedSince >= UNBLOCK_AFTER_NANOS && ring.unblock()) {
+            blockedSince = -1;
+            unblocked++;
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Records of writers that died mid-write which the reader skipped so far. */
+    public long unblocked() {
+        return unblocked;
     }
 
     /** Set while the reader sleeps; a writer that takes it sends the wake-up. */

@@ -15,6 +15,9 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +48,36 @@ class SharedMemoryPortTest {
         assertThat(read).isEqualTo(2);
         assertThat(seen).containsExactly("7f000001:40000 100 first 0", "7f000002:40001 7 first 10");
         assertThat(switchSide.drain((ip, port, packet) -> { }, 10)).isZero();
+    }
+
+    /** A worker killed between its claim and its commit (security round 4, finding 7) no longer wedges the port. */
+    @Test
+    void aRecordWhoseWriterDiedMidWriteIsSkippedAfterTheTimeoutAndTheRingGoesOn() {
+        Path file = dir.resolve("port-0.requests");
+        RequestRing switchSide = RequestRing.create(file, 1 << 16);
+        RequestRing workerSide = RequestRing.open(file);
+        // The dead writer: its own mapping, a claim it never commits.
+        java.nio.MappedByteBuffer mapped = MappedFile.open(file);
+        int capacity = mapped.capacity() - RingBufferDescriptor.TRAILER_LENGTH - RequestRing.FIELDS_BYTES;
+        ManyToOneRingBuffer dead = new ManyToOneRingBuffer(new UnsafeBuffer(mapped, 0, capacity + RingBufferDescriptor.TRAILER_LENGTH));
+        assertThat(dead.tryClaim(1, 64)).isNotNegative();
+        ByteBuffer packet = ByteBuffer.allocateDirect(20);
+        assertThat(workerSide.offer(0x7f000001, 40_000, packet)).isTrue();
+
+        List<Integer> ports = new ArrayList<>();
+        RequestRing.Consumer consumer = (ip, port, p) -> ports.add(port);
+        long t0 = 1_000_000_000L;
+        assertThat(switchSide.drain(consumer, 10, t0)).isZero();
+        assertThat(switchSide.drain(consumer, 10, t0 + RequestRing.UNBLOCK_AFTER_NANOS / 2)).isZero();
+        assertThat(ports).as("blocked behind the claim while a live writer could still be copying").isEmpty();
+        assertThat(switchSide.drain(consumer, 10, t0 + RequestRing.UNBLOCK_AFTER_NANOS)).isEqualTo(1);
+        assertThat(switchSide.unblocked()).isEqualTo(1);
+        assertThat(switchSide.drain(consumer, 10, t0 + RequestRing.UNBLOCK_AFTER_NANOS + 1)).isEqualTo(1);
+        assertThat(ports).containsExactly(40_000);
+        // And it goes on as before.
+        assertThat(workerSide.offer(0x7f000001, 40_001, packet)).isTrue();
+        assertThat(switchSide.drain(consumer, 10, t0 + 2 * RequestRing.UNBLOCK_AFTER_NANOS)).isEqualTo(1);
+        assertThat(ports).containsExactly(40_000, 40_001);
     }
 
     @Test

@@ -11,7 +11,6 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorShuffle;
@@ -21,8 +20,11 @@ import jdk.incubator.vector.VectorSpecies;
  * The kernels on the Vector API, for JDK 17 and later (docs/ARCHITECTURE.md section 13). As in the
  * protocol module's array kernels, a packet crosses between its buffer and a byte array in one bulk
  * copy; here the element loops run a vector of lanes at a time, and the big-endian byte order is one
- * byte shuffle per vector. The arithmetic is the reference's, lane by lane (float to double, the
- * multiply, the rounding bias, the low 32 bits), so every result is the same bit for bit.
+ * byte shuffle per vector. No vector crosses a method boundary: a helper that returned one, once the
+ * JIT had compiled it on its own, was called rather than inlined and boxed its vector on every
+ * iteration (1 KiB allocated per packet in SwitchProgramAllocationTest, in some runs). The arithmetic
+ * is the reference's, lane by lane (float to double, the multiply, the rounding bias, the low 32
+ * bits), so every result is the same bit for bit.
  *
  * <p>Only array accesses of the Vector API are used: its buffer accesses differ between JDK 17
  * ({@code ByteBuffer}) and 22+ ({@code MemorySegment}).
@@ -88,20 +90,14 @@ final class VectorKernels implements PayloadKernels {
         byte[] b = bytes;
         int i = 0;
         for (int bound = FLOATS.loopBound(n); i < bound; i += LANES) {
-            quantized(FloatVector.fromArray(FLOATS, src, from + i), scale).reinterpretAsBytes().rearrange(SWAP)
-                    .intoArray(b, i * Integer.BYTES);
+            DoubleVector wide = (DoubleVector) FloatVector.fromArray(FLOATS, src, from + i).castShape(DOUBLES, 0);
+            IntVector q = (IntVector) wide.mul(scale).add(ROUNDING_BIAS).reinterpretAsLongs().castShape(INTS, 0);
+            q.reinterpretAsBytes().rearrange(SWAP).intoArray(b, i * Integer.BYTES);
         }
         for (; i < n; i++) {
             BIG_ENDIAN_INT.set(b, i * Integer.BYTES, BlockQuantizer.quantize(src[from + i], scale));
         }
         dst.put(at, b, 0, n * Integer.BYTES);
-    }
-
-    /** round(x * scale), half to even, lane by lane as {@link BlockQuantizer#quantize(float, double)}. */
-    private static IntVector quantized(FloatVector values, double scale) {
-        DoubleVector wide = (DoubleVector) values.castShape(DOUBLES, 0);
-        LongVector bits = wide.mul(scale).add(ROUNDING_BIAS).reinterpretAsLongs();
-        return (IntVector) bits.castShape(INTS, 0);
     }
 
     @Override
@@ -155,7 +151,7 @@ final class VectorKernels implements PayloadKernels {
         byte[] b = load(src, at, n);
         int i = 0;
         for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            wideInts(b, i).intoArray(dst, to + i);
+            ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts().intoArray(dst, to + i);
         }
         for (; i < n; i++) {
             dst[to + i] = (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
@@ -167,7 +163,8 @@ final class VectorKernels implements PayloadKernels {
         byte[] b = load(src, at, n);
         int i = 0;
         for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            IntVector.fromArray(WIDE_INTS, sums, i).add(wideInts(b, i)).intoArray(sums, i);
+            IntVector addend = ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts();
+            IntVector.fromArray(WIDE_INTS, sums, i).add(addend).intoArray(sums, i);
         }
         for (; i < n; i++) {
             sums[i] += (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
@@ -180,7 +177,7 @@ final class VectorKernels implements PayloadKernels {
         int i = 0;
         int max = maxSoFar;
         for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            IntVector bits = wideInts(b, i);
+            IntVector bits = ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts();
             bits.intoArray(dst, to + i);
             max = Math.max(max, bits.and(0x7FFFFFFF).reduceLanes(VectorOperators.MAX));
         }
@@ -199,11 +196,13 @@ final class VectorKernels implements PayloadKernels {
         // Two loops, not one choosing between two vectors: a vector that a phi merges is not kept in registers.
         if (first) {
             for (; i < bound; i += LANES) {
-                quantized(IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats(), scale).intoArray(sums, i);
+                DoubleVector wide = (DoubleVector) IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats().castShape(DOUBLES, 0);
+                ((IntVector) wide.mul(scale).add(ROUNDING_BIAS).reinterpretAsLongs().castShape(INTS, 0)).intoArray(sums, i);
             }
         } else {
             for (; i < bound; i += LANES) {
-                quantized(IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats(), scale)
+                DoubleVector wide = (DoubleVector) IntVector.fromArray(INTS, bits, from + i).reinterpretAsFloats().castShape(DOUBLES, 0);
+                ((IntVector) wide.mul(scale).add(ROUNDING_BIAS).reinterpretAsLongs().castShape(INTS, 0))
                         .add(IntVector.fromArray(INTS, sums, i)).intoArray(sums, i);
             }
         }
@@ -211,11 +210,6 @@ final class VectorKernels implements PayloadKernels {
             int q = BlockQuantizer.quantize(Float.intBitsToFloat(bits[from + i]), scale);
             sums[i] = first ? q : sums[i] + q;
         }
-    }
-
-    /** Payload elements [i, i + wide lanes) of the loaded bytes, as ints. */
-    private static IntVector wideInts(byte[] b, int i) {
-        return ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts();
     }
 
     private byte[] load(ByteBuffer src, int at, int n) {

@@ -329,16 +329,12 @@ final class JobRegistry {
                          java.util.function.Consumer<ControlException> error) {
         // uint32 fields arrive as Java ints: values of 2^31 and above are negative.
         Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
-        if (job == null || (jobId != 0 && job.id != jobId)) {
+        if (job == null || !isMember(job, jobId, caller)) {
+            // One answer whether the number is free or another's: a stranger learns nothing of which numbers are live.
             error.accept(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
-                    + (job == null ? "" : " with id " + Long.toUnsignedString(jobId))
-                    + " is running; it has ended, or the switch restarted since it was joined"));
-            return null;
-        }
-        if (!isMember(job, jobId, caller)) {
-            error.accept(new ControlException(Status.PERMISSION_DENIED, "job number " + jobNumber + " may be acted on"
-                    + " only by its own ranks, which present the job id their join returned (or by the operator, with"
-                    + " its token); this call presented none"));
+                    + " is running, or none this call may act on: it has ended, the switch restarted since it was"
+                    + " joined, or the call lacks the job id its ranks' joins returned (only they, and the operator"
+                    + " with its token, may act on a job)"));
             return null;
         }
         if (!caller.mayUse(job.secretDigest)) {

@@ -71,9 +71,9 @@ class InspectionTest extends ControllerTestSupport {
             assertThat(t.getReportedMsAgo()).isNotNegative();
         });
         assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(id + 1)
-                .setRank(0).setTransport(first).build()), Code.NOT_FOUND, "with id");
+                .setRank(0).setTransport(first).build()), Code.NOT_FOUND, "none this call may act on");
         assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setRank(0)
-                .setTransport(first).build()), Code.PERMISSION_DENIED, "only by its own ranks");
+                .setTransport(first).build()), Code.NOT_FOUND, "none this call may act on");
         assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(id).setRank(5)
                 .setTransport(first).build()), Code.INVALID_ARGUMENT, "rank 5");
     }

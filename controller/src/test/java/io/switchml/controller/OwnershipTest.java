@@ -24,13 +24,13 @@ class OwnershipTest extends ControllerTestSupport {
     void aStrangerCannotEndMeetInOrReportForAnotherJob() {
         int number = formJob("victim", 2, 40_000);
         LeaveRequest strangersLeave = LeaveRequest.newBuilder().setJobNumber(number).setRank(1).build();
-        assertFails(() -> stub().leave(strangersLeave), Code.PERMISSION_DENIED, "only by its own ranks");
+        assertFails(() -> stub().leave(strangersLeave), Code.NOT_FOUND, "none this call may act on");
         assertFails(() -> stub().barrier(barrier(number, 0, 1, 1_000).toBuilder().setJobId(0).build()),
-                Code.PERMISSION_DENIED, "only by its own ranks");
+                Code.NOT_FOUND, "none this call may act on");
         assertFails(() -> stub().broadcast(broadcast(number, 0, 0, 1, "forged", 1_000).toBuilder().setJobId(0).build()),
-                Code.PERMISSION_DENIED, "only by its own ranks");
+                Code.NOT_FOUND, "none this call may act on");
         assertFails(() -> stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setRank(0)
-                .setTransport(WorkerTransport.getDefaultInstance()).build()), Code.PERMISSION_DENIED, "only by its own ranks");
+                .setTransport(WorkerTransport.getDefaultInstance()).build()), Code.NOT_FOUND, "none this call may act on");
         assertThat(stub().diagnose(DiagnoseRequest.newBuilder().setJobNumber(number).build()).getKnown())
                 .as("a stranger learns nothing from Diagnose").isFalse();
         assertThat(stub().jobDetail(JobDetailRequest.newBuilder().setJobNumber(number).build()).getJobId())
@@ -58,5 +58,20 @@ class OwnershipTest extends ControllerTestSupport {
         // The name stays free for the job's own ranks.
         int number = formJob("future", 2, 40_000);
         assertThat(service.dataplane().job(number)).isPresent();
+    }
+
+    /** Security round 4, finding 9: Leave with no id or a wrong one says the same of a live number as of a free one. */
+    @Test
+    void aStrangerCannotTellALiveJobNumberFromAFreeOne() {
+        int live = formJob("oracle", 2, 41_000);
+        int free = live + 1;
+        for (long guess : new long[] {0, 12345}) {
+            String aboutLive = assertFails(() -> stub().leave(LeaveRequest.newBuilder().setJobNumber(live).setJobId(guess)
+                    .setRank(0).build()), Code.NOT_FOUND, "none this call may act on");
+            String aboutFree = assertFails(() -> stub().leave(LeaveRequest.newBuilder().setJobNumber(free).setJobId(guess)
+                    .setRank(0).build()), Code.NOT_FOUND, "none this call may act on");
+            assertThat(aboutLive.replace(String.valueOf(live), "N")).isEqualTo(aboutFree.replace(String.valueOf(free), "N"));
+        }
+        assertThat(service.dataplane().job(live)).isPresent();
     }
 }

@@ -7,6 +7,7 @@ import io.switchml.protocol.OneRound;
 import io.switchml.protocol.PayloadSize;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The per-packet path allocates nothing, in steady state, for any outcome. */
@@ -151,12 +152,14 @@ class SwitchProgramAllocationTest {
     }
 
     /**
-     * Runs {@code rounds} until a run allocates nothing, at most 50 times: class loading and compilation. The Vector
-     * API's kernels box their vectors until C2 has compiled them, so one run is not always enough.
+     * Runs {@code rounds} until a run allocates nothing, for at most 60 s: class loading and compilation. The Vector
+     * API's kernels box their vectors until C2 has compiled them where they are called, which on a loaded machine
+     * takes longer than a fixed number of runs (50 were not always enough under a parallel build).
      */
     private static void warmUp(Runnable rounds) {
-        for (int run = 0; run < 50 && allocatedBy(rounds) >= 1024; run++) {
-            // again
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (allocatedBy(rounds) >= 1024 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
         }
     }
 

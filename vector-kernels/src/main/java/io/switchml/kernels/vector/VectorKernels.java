@@ -40,18 +40,18 @@ final class VectorKernels implements PayloadKernels {
     private static final double ROUNDING_BIAS = 0x1.8p52;
     private static final VarHandle BIG_ENDIAN_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
-    /** Doubles of the widest vectors this CPU has; floats and ints of the same lane count, half as wide. */
+    /**
+     * Doubles of the widest vectors this CPU has; floats, ints and bytes of the same lane count, half as wide, for
+     * every pass, the int-only ones too: a JVM that meets byte vectors of two shapes at one call in the Vector API
+     * (JDK 17's {@code reinterpretAsInts}) stops compiling it to vector instructions and boxes (1 KiB per packet).
+     */
     private static final VectorSpecies<Double> DOUBLES = DoubleVector.SPECIES_PREFERRED;
     private static final int LANES = DOUBLES.length();
     private static final VectorShape HALF = VectorShape.forBitSize(Math.max(64, LANES * Integer.SIZE));
     private static final VectorSpecies<Float> FLOATS = VectorSpecies.of(float.class, HALF);
     private static final VectorSpecies<Integer> INTS = VectorSpecies.of(int.class, HALF);
     private static final VectorSpecies<Byte> BYTES = VectorSpecies.of(byte.class, HALF);
-    /** For int-only passes: the widest vectors. */
-    private static final VectorSpecies<Integer> WIDE_INTS = IntVector.SPECIES_PREFERRED;
-    private static final VectorSpecies<Byte> WIDE_BYTES = ByteVector.SPECIES_PREFERRED;
     private static final VectorShuffle<Byte> SWAP = swap(BYTES);
-    private static final VectorShuffle<Byte> WIDE_SWAP = swap(WIDE_BYTES);
 
     private final byte[] bytes;
 
@@ -117,8 +117,8 @@ final class VectorKernels implements PayloadKernels {
     public void storeInts(int[] src, int from, int n, ByteBuffer dst, int at) {
         byte[] b = bytes;
         int i = 0;
-        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            IntVector.fromArray(WIDE_INTS, src, from + i).reinterpretAsBytes().rearrange(WIDE_SWAP).intoArray(b, i * Integer.BYTES);
+        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
+            IntVector.fromArray(INTS, src, from + i).reinterpretAsBytes().rearrange(SWAP).intoArray(b, i * Integer.BYTES);
         }
         for (; i < n; i++) {
             BIG_ENDIAN_INT.set(b, i * Integer.BYTES, src[from + i]);
@@ -150,8 +150,8 @@ final class VectorKernels implements PayloadKernels {
     public void loadInts(ByteBuffer src, int at, int n, int[] dst, int to) {
         byte[] b = load(src, at, n);
         int i = 0;
-        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts().intoArray(dst, to + i);
+        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
+            ByteVector.fromArray(BYTES, b, i * Integer.BYTES).rearrange(SWAP).reinterpretAsInts().intoArray(dst, to + i);
         }
         for (; i < n; i++) {
             dst[to + i] = (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
@@ -162,9 +162,9 @@ final class VectorKernels implements PayloadKernels {
     public void addInts(ByteBuffer src, int at, int n, int[] sums) {
         byte[] b = load(src, at, n);
         int i = 0;
-        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            IntVector addend = ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts();
-            IntVector.fromArray(WIDE_INTS, sums, i).add(addend).intoArray(sums, i);
+        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
+            IntVector addend = ByteVector.fromArray(BYTES, b, i * Integer.BYTES).rearrange(SWAP).reinterpretAsInts();
+            IntVector.fromArray(INTS, sums, i).add(addend).intoArray(sums, i);
         }
         for (; i < n; i++) {
             sums[i] += (int) BIG_ENDIAN_INT.get(b, i * Integer.BYTES);
@@ -176,8 +176,8 @@ final class VectorKernels implements PayloadKernels {
         byte[] b = load(src, at, n);
         int i = 0;
         int max = maxSoFar;
-        for (int bound = WIDE_INTS.loopBound(n); i < bound; i += WIDE_INTS.length()) {
-            IntVector bits = ByteVector.fromArray(WIDE_BYTES, b, i * Integer.BYTES).rearrange(WIDE_SWAP).reinterpretAsInts();
+        for (int bound = INTS.loopBound(n); i < bound; i += LANES) {
+            IntVector bits = ByteVector.fromArray(BYTES, b, i * Integer.BYTES).rearrange(SWAP).reinterpretAsInts();
             bits.intoArray(dst, to + i);
             max = Math.max(max, bits.and(0x7FFFFFFF).reduceLanes(VectorOperators.MAX));
         }

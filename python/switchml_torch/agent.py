@@ -78,7 +78,7 @@ def unstage_from_host(tensor, host):
 
 
 _MAIN = "io.switchml.agent.AgentCommand"  # the agent's own main (its module's jar), not the whole command line's
-_KERNEL_MODULES = "--add-modules=jdk.incubator.vector"  # the fastest payload kernels' (as ./switchml gives its JVMs)
+_KERNEL_MODULES = "--add-modules=jdk.incubator.vector"  # for SWITCHML_KERNELS=vector, as ./switchml adds it
 
 
 def _agent_launch():
@@ -87,7 +87,8 @@ def _agent_launch():
     classpath = os.environ.get("SWITCHML_CLASSPATH")
     if java and classpath:
         archive = ClassDataArchive.beside(Path(classpath.split(os.pathsep)[0]).parent, java, classpath)
-        return [java, _KERNEL_MODULES, *archive.options(), "-cp", classpath, _MAIN], None, archive
+        modules = [_KERNEL_MODULES] if os.environ.get("SWITCHML_KERNELS") == "vector" else []
+        return [java, *modules, *archive.options(), "-cp", classpath, _MAIN], None, archive
     root = Path(__file__).resolve().parents[2]
     script = root / "switchml"
     if script.is_file():

@@ -2,7 +2,7 @@
 # SWITCHML_JAVA (a java command) where set; else the newest JDK 21+ among JAVA_HOME and the usual install folders,
 # which runs the element loops faster than 17 (BENCHMARKS.md section 25); else the java of JAVA_HOME or PATH (17+).
 # A command that runs Spark (train --spark-master) takes the newest JDK Spark supports (17 or 21) where one is there.
-# Every JVM gets the Vector API's module, which the fastest kernels need (io.switchml.protocol.kernels.Kernels).
+# The Vector API's module where SWITCHML_KERNELS=vector asks for its kernels (io.switchml.protocol.kernels.Kernels).
 
 # The feature version of a java command (17, 21, 25), from its JDK's release file; empty where unknown.
 switchml_java_version() {
@@ -50,10 +50,10 @@ switchml_choose_java() {
   done
   switchml_java="$(switchml_select_java 21 "$highest")"
   command -v "$switchml_java" >/dev/null || { echo "switchml: java not found: install a JDK 17+ (21+ runs faster) or set JAVA_HOME" >&2; exit 1; }
-  # The commands that move tensors; the others (ctl, certs, cost, help) have no use for the module, nor for the
-  # one line the JVM prints where an incubator module is added ("WARNING: Using incubator modules").
-  case "${1:-}" in
-    switch|bench|worker|train|demo|agent|torchrun|torch-train) switchml_kernel_opts=(--add-modules=jdk.incubator.vector) ;;
-    *) switchml_kernel_opts=() ;;
-  esac
+  # The Vector API's module only where its kernels are asked for (SWITCHML_KERNELS=vector): the default kernels
+  # do not need it, and a JVM given an incubator module prints a line about it ("WARNING: Using incubator modules").
+  switchml_kernel_opts=()
+  if [ "${SWITCHML_KERNELS:-}" = vector ]; then
+    switchml_kernel_opts=(--add-modules=jdk.incubator.vector)
+  fi
 }

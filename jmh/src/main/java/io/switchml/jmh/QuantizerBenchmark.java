@@ -30,8 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * exponent, then scaling and rounding into a direct big-endian packet buffer (the worker's send
  * scratch). Decoding reads such a packet (as from a direct receive buffer) into the tensor.
  *
- * <p>{@code kernels} chooses the element loops ({@link Kernels}); the fork gets the Vector API's module, as
- * the project's own JVMs do. With {@code mixedBuffers} the set-up first runs the codec over heap, direct,
+ * <p>{@code kernels} chooses the element loops ({@link Kernels}); the fork gets the Vector API's module, which
+ * the {@code vector} kernels need. With {@code mixedBuffers} the set-up first runs the codec over heap, direct,
  * sliced and read-only packets, as a process that has seen every kind of buffer has: that is where
  * per-element buffer calls stop being inlined (the scalar kernels' weakness).
  */
@@ -94,7 +94,7 @@ public class QuantizerBenchmark {
     /** Exponent pass, then the block into the packet; returns the block exponent. */
     @Benchmark
     public int quantize() {
-        int eMax = BlockQuantizer.exponent(BlockQuantizer.maxMagnitudeBits(input, 0, elements));
+        int eMax = BlockQuantizer.exponent(codec.maxMagnitudeBits(input, 0, elements));
         codec.quantize(input, 0, elements, BlockQuantizer.scale(eMax, WORKERS), packet, elements);
         return eMax;
     }

@@ -13,9 +13,11 @@ import java.util.function.IntFunction;
 /**
  * Which {@link PayloadKernels} this JVM runs, chosen once: the {@code switchml.kernels} system
  * property, else the {@code SWITCHML_KERNELS} variable, else {@code auto}. {@code auto} takes the
- * fastest kernels that load here and pass a self-check against {@link ScalarKernels} on one block
- * (the Vector API's where {@code jdk.incubator.vector} is in the JVM, else {@link ArrayKernels});
- * a name takes those kernels or fails, saying why.
+ * {@link ArrayKernels}: fast on every JDK from the first packet on. The Vector API's kernels
+ * ({@code vector}) are faster on large tensors once the JIT has compiled them, and much slower until
+ * then (BENCHMARKS.md section 25: a training run, small tensors and the rack were slower with them), so
+ * they are taken only when named; a named implementation must load here and pass a self-check against
+ * {@link ScalarKernels} on one block, or the choice fails saying why.
  */
 public final class Kernels {
     public static final String PROPERTY = "switchml.kernels";
@@ -98,29 +100,23 @@ public final class Kernels {
         if (name.equals(ArrayKernels.NAME)) {
             return new Choice(name, "set", ArrayKernels::new);
         }
-        List<String> skipped = new ArrayList<>();
+        if (name.equals(AUTO)) {
+            return new Choice(ArrayKernels.NAME, "auto", ArrayKernels::new);
+        }
         for (KernelProvider provider : providers()) {
-            if (!name.equals(AUTO) && !name.equals(provider.name())) {
-                continue;
+            if (name.equals(provider.name())) {
+                String why = provider.unavailableReason();
+                if (why == null) {
+                    why = selfCheck(provider.create(SELF_CHECK_ELEMENTS));
+                }
+                if (why != null) {
+                    throw new IllegalArgumentException("kernels=" + name + " cannot run in this JVM: " + why);
+                }
+                return new Choice(provider.name(), "set", provider::create);
             }
-            String why = provider.unavailableReason();
-            if (why == null) {
-                why = selfCheck(provider.create(SELF_CHECK_ELEMENTS));
-            }
-            if (why == null) {
-                return new Choice(provider.name(), name.equals(AUTO) ? "auto: fastest available" : "set", provider::create);
-            }
-            if (!name.equals(AUTO)) {
-                throw new IllegalArgumentException("kernels=" + name + " cannot run in this JVM: " + why);
-            }
-            skipped.add(provider.name() + ": " + why);
         }
-        if (!name.equals(AUTO)) {
-            throw new IllegalArgumentException("unknown kernels '" + setting + "'; " + PROPERTY + " (or " + VARIABLE
-                    + ") takes one of " + names());
-        }
-        return new Choice(ArrayKernels.NAME, skipped.isEmpty() ? "auto: no other kernels on the class path"
-                : "auto; " + String.join("; ", skipped), ArrayKernels::new);
+        throw new IllegalArgumentException("unknown kernels '" + setting + "'; " + PROPERTY + " (or " + VARIABLE
+                + ") takes one of " + names());
     }
 
     private static List<KernelProvider> providers() {

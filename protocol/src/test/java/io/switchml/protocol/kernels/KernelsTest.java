@@ -23,10 +23,18 @@ class KernelsTest {
     }
 
     @Test
-    void autoAlwaysChoosesSomethingAndSaysWhy() {
+    void autoTakesTheArrayKernels() {
         Kernels.Choice choice = Kernels.choose("auto");
-        assertThat(choice.reason()).startsWith("auto");
-        assertThat(choice.create(16).name()).isEqualTo(choice.name());
+        assertThat(choice.name()).isEqualTo("array");
+        assertThat(choice.create(16)).isInstanceOf(ArrayKernels.class);
+        assertThat(choice.describe()).isEqualTo("array (auto)");
+    }
+
+    @Test
+    void namedKernelsThatAreNotOnTheClassPathAreRefusedSayingWhich() {
+        // The protocol module alone has no vector kernels: its tests run without the vector-kernels module.
+        assertThatThrownBy(() -> Kernels.choose("vector")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown kernels 'vector'");
     }
 
     @Test

@@ -15,9 +15,10 @@ class VectorKernelsTest extends PayloadKernelsContract {
     }
 
     @Example
-    void autoChoosesTheVectorKernelsWhereTheModuleIsPresent() {
+    void theVectorKernelsAreTakenWhenNamedAndTheModuleIsPresent() {
         assertThat(new VectorKernelProvider().unavailableReason()).isNull();
-        assertThat(Kernels.choose("auto").name()).isEqualTo("vector");
+        assertThat(Kernels.choose("vector").create(64).name()).isEqualTo("vector");
         assertThat(Kernels.choose("vector").reason()).isEqualTo("set");
+        assertThat(Kernels.choose("auto").name()).as("opt-in only").isEqualTo("array");
     }
 }

@@ -18,12 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -84,7 +81,7 @@ class HealthServiceTest extends ControllerTestSupport {
         String log = captured.toString(StandardCharsets.UTF_8);
         err.print(log);
         System.out.printf("health garbage: %d messages, %d bytes of log, %d lines; RSS %d kB, JVM threads %d%n",
-                MESSAGES, log.getBytes(StandardCharsets.UTF_8).length, log.lines().count(), rssKb(),
+                MESSAGES, log.getBytes(StandardCharsets.UTF_8).length, log.lines().count(), ProcessMemory.rssKb(),
                 ManagementFactory.getThreadMXBean().getThreadCount());
 
         assertThat(answers).hasSize(MESSAGES).allSatisfy(s -> {
@@ -106,7 +103,7 @@ class HealthServiceTest extends ControllerTestSupport {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void watchStreamsBeyondTheCapAreRefusedAndAPlaceFreesWhenOneEnds() throws Exception {
-        long rssBefore = rssKb();
+        long rssBefore = ProcessMemory.rssKb();
         int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
         ManagedChannel flooder = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();
         CountDownLatch answered = new CountDownLatch(WATCH_FLOOD);
@@ -143,7 +140,7 @@ class HealthServiceTest extends ControllerTestSupport {
                 call.halfClose();
             }
             assertThat(answered.await(60, TimeUnit.SECONDS)).as("every Watch answered or refused").isTrue();
-            long rssDuring = rssKb();
+            long rssDuring = ProcessMemory.rssKb();
             int threadsDuring = ManagementFactory.getThreadMXBean().getThreadCount();
             System.out.printf("health watch flood: %d streams asked, %s; RSS %d -> %d kB, JVM threads %d -> %d%n",
                     WATCH_FLOOD, outcomes, rssBefore, rssDuring, threadsBefore, threadsDuring);
@@ -220,19 +217,5 @@ class HealthServiceTest extends ControllerTestSupport {
         } catch (java.util.concurrent.TimeoutException e) {
             return Status.DEADLINE_EXCEEDED;
         }
-    }
-
-    /** This JVM's resident set, from /proc (0 where there is none). */
-    static long rssKb() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return 0;
-        }
-        return 0;
     }
 }

@@ -26,13 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +65,7 @@ class PeerReachableFloodsTest {
                 "127.0.0.1", 0, security);
              SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions("127.0.0.1", 0));
              LocalCluster live = LocalCluster.onSwitch(service, "live", 2, b -> b.elementsPerPacket(256))) {
-            long rssBefore = rssKb();
+            long rssBefore = ProcessMemory.rssKb();
             int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
             ExecutorService runner = Executors.newSingleThreadExecutor();
             ManagedChannel attacker = ManagedChannelBuilder.forAddress("127.0.0.1", service.controllerPort()).usePlaintext()
@@ -158,7 +155,7 @@ class PeerReachableFloodsTest {
                 String log = captured.toString(StandardCharsets.UTF_8);
                 System.out.printf("floods during a live job: health garbage %s, watches %s, %d idle metrics connections;"
                                 + " RSS %d -> %d kB, JVM threads %d -> %d, log %d bytes (%d lines, %d of them malformed"
-                                + " requests)%n", garbage, watched, IDLE_CONNECTIONS, rssBefore, rssKb(), threadsBefore,
+                                + " requests)%n", garbage, watched, IDLE_CONNECTIONS, rssBefore, ProcessMemory.rssKb(), threadsBefore,
                         ManagementFactory.getThreadMXBean().getThreadCount(), log.getBytes(StandardCharsets.UTF_8).length,
                         log.lines().count(), log.lines().filter(l -> l.contains("malformed request")).count());
                 assertThat(garbage.keySet()).containsOnly(Status.Code.INVALID_ARGUMENT);
@@ -193,16 +190,4 @@ class PeerReachableFloodsTest {
         }
     }
 
-    private static long rssKb() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return 0;
-        }
-        return 0;
-    }
 }

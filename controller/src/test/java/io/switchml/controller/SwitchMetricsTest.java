@@ -186,7 +186,7 @@ class SwitchMetricsTest extends ControllerTestSupport {
         formJob("scraped-under-attack", 2, 44_000);
         try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0));
              IdleConnections attack = new IdleConnections(metrics.port(), SwitchMetrics.MAX_CONNECTIONS + 64)) {
-            long rssBefore = HealthServiceTest.rssKb();
+            long rssBefore = ProcessMemory.rssKb();
             int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
             attack.start();
             assertThat(attack.opened.await(60, TimeUnit.SECONDS)).as("the attack's connections open").isTrue();
@@ -199,7 +199,7 @@ class SwitchMetricsTest extends ControllerTestSupport {
                     .filter(t -> t.getName().startsWith("switchml-metrics")).count();
             System.out.printf("metrics under %d idle connections (%d reopened): 20 scrapes answered; RSS %d -> %d kB,"
                             + " JVM threads %d -> %d, metrics threads %d, server connections %d%n", attack.count,
-                    attack.reopened.get(), rssBefore, HealthServiceTest.rssKb(), threadsBefore,
+                    attack.reopened.get(), rssBefore, ProcessMemory.rssKb(), threadsBefore,
                     ManagementFactory.getThreadMXBean().getThreadCount(), metricsThreads, metrics.openConnections());
             assertThat(metricsThreads).as("threads serving the endpoint, whatever its connections").isEqualTo(1);
 

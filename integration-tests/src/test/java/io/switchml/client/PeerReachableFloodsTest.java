@@ -16,6 +16,7 @@ import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.MetricsOptions;
 import io.switchml.controller.MetricsScrape;
+import io.switchml.controller.ProcessMemory;
 import io.switchml.controller.RawCalls;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.controller.proto.ControllerGrpc;

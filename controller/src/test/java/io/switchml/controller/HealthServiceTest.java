@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,7 +69,7 @@ class HealthServiceTest extends ControllerTestSupport {
                 }
                 if (calls.size() == 100 || i == MESSAGES - 1) {
                     for (Future<byte[]> call : calls) {
-                        answers.add(statusOf(call));
+                        answers.add(RawCalls.statusOf(call, CLIENT_DEADLINE_MS));
                     }
                     calls.clear();
                 }
@@ -206,16 +205,5 @@ class HealthServiceTest extends ControllerTestSupport {
 
     private static MethodDescriptor<byte[], byte[]> raw(String name, MethodDescriptor.MethodType type) {
         return RawCalls.method(name, type);
-    }
-
-    private static Status statusOf(Future<byte[]> call) throws InterruptedException {
-        try {
-            call.get(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS);
-            return Status.OK;
-        } catch (ExecutionException e) {
-            return Status.fromThrowable(e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            return Status.DEADLINE_EXCEEDED;
-        }
     }
 }

@@ -3,7 +3,6 @@ package io.switchml.controller;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.switchml.controller.compat.proto.SessionGrpc;
 import io.switchml.controller.proto.ControllerGrpc;
@@ -17,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
@@ -70,7 +68,7 @@ class MalformedRequestsTest extends ControllerTestSupport {
                         CallOptions.DEFAULT.withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS)), RawCalls.GARBAGE[i % RawCalls.GARBAGE.length]));
                 if (calls.size() == 100 || i == MESSAGES - 1) {
                     for (Future<byte[]> call : calls) {
-                        answers.add(statusOf(call));
+                        answers.add(RawCalls.statusOf(call, CLIENT_DEADLINE_MS));
                     }
                     calls.clear();
                 }
@@ -94,14 +92,5 @@ class MalformedRequestsTest extends ControllerTestSupport {
         JoinResponse joined = stub().join(joinRequest("after-the-flood", 0, 1));
         assertThat(service.dataplane().job(joined.getJobNumber())).isPresent();
         assertThat(stub().status(StatusRequest.getDefaultInstance()).getJobsList()).hasSize(1);
-    }
-
-    private static Status statusOf(Future<byte[]> call) throws InterruptedException {
-        try {
-            call.get();
-            return Status.OK;
-        } catch (ExecutionException e) {
-            return e.getCause() instanceof StatusRuntimeException s ? s.getStatus() : Status.fromThrowable(e.getCause());
-        }
     }
 }

@@ -1,10 +1,15 @@
 package io.switchml.controller;
 
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** gRPC calls of raw bytes, for the tests that send a service what no client of ours would. */
 public final class RawCalls {
@@ -28,6 +33,18 @@ public final class RawCalls {
     };
 
     private RawCalls() {
+    }
+
+    /** How a call ended: OK, its error's status, or DEADLINE_EXCEEDED when it has not ended within {@code timeoutMs}. */
+    public static Status statusOf(Future<?> call, long timeoutMs) throws InterruptedException {
+        try {
+            call.get(timeoutMs, TimeUnit.MILLISECONDS);
+            return Status.OK;
+        } catch (ExecutionException e) {
+            return Status.fromThrowable(e.getCause());
+        } catch (TimeoutException e) {
+            return Status.DEADLINE_EXCEEDED;
+        }
     }
 
     /** The method of that full name, taking and answering raw bytes. */

@@ -95,7 +95,7 @@ class PeerReachableFloodsTest {
                             CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS)), new byte[] {0x0F, 1, 2, 3}));
                     if (calls.size() == 100) {
                         for (Future<byte[]> call : calls) {
-                            garbage.computeIfAbsent(statusOf(call), c -> new AtomicInteger()).incrementAndGet();
+                            garbage.computeIfAbsent(RawCalls.statusOf(call, 30_000).getCode(), c -> new AtomicInteger()).incrementAndGet();
                         }
                         calls.clear();
                     }
@@ -179,16 +179,4 @@ class PeerReachableFloodsTest {
             }
         }
     }
-
-    private static Status.Code statusOf(Future<byte[]> call) throws InterruptedException {
-        try {
-            call.get(30, TimeUnit.SECONDS);
-            return Status.Code.OK;
-        } catch (java.util.concurrent.ExecutionException e) {
-            return Status.fromThrowable(e.getCause()).getCode();
-        } catch (java.util.concurrent.TimeoutException e) {
-            return Status.Code.DEADLINE_EXCEEDED;
-        }
-    }
-
 }

@@ -167,19 +167,6 @@ public final class AggregationPacket {
         return this;
     }
 
-    /**
-     * Reads payload elements {@code [0, count)} into {@code dst[0, count)}. A plain loop of absolute
-     * reads: C2 compiles it to loads and byte swaps as fast as a bulk view's copy, and it allocates
-     * no view of a buffer that changes with every datagram.
-     */
-    public void readElements(int[] dst, int count) {
-        ByteBuffer b = buffer;
-        int at = offset + ProtocolConstants.PAYLOAD_OFFSET;
-        for (int i = 0; i < count; i++) {
-            dst[i] = b.getInt(at + i * Integer.BYTES);
-        }
-    }
-
     /** Writes {@code src[0, count)} as payload elements {@code [0, count)}. */
     public void writeElements(int[] src, int count) {
         writeElements(src, 0, count);

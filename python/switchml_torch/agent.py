@@ -14,6 +14,7 @@ import ctypes
 import hashlib
 import mmap
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -105,6 +106,18 @@ def _agent_launch():
                      "SWITCHML_CLASSPATH, or put switchml on the PATH")
 
 
+def _shared_secret():
+    """The launcher's job secret, else one from rank 0 over the default process group; None without either
+    (or where the environment names a secret file, which the agent reads)."""
+    if os.environ.get("SWITCHML_JOB_SECRET") or os.environ.get("SWITCHML_JOB_SECRET_FILE"):
+        return None  # the agent takes it from the environment it inherits
+    if not torch.distributed.is_initialized():
+        return None
+    mine = [secrets.token_urlsafe(32) if torch.distributed.get_rank() == 0 else None]
+    torch.distributed.broadcast_object_list(mine, src=0)
+    return mine[0]
+
+
 class ClassDataArchive:
     """The agent's classes as the JVM left them after loading them (a dynamic AppCDS archive, JDK 13+):
     made by the first agent that exits normally (-XX:ArchiveClassesAtExit, into a name of its own, renamed
@@ -191,13 +204,17 @@ def _die_with_parent():
 
 
 def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None, shm_bytes=256 << 20,
-                settings=None, start_timeout=60.0, join_timeout=120.0, operation_timeout=120.0, exchange=None):
+                settings=None, start_timeout=60.0, join_timeout=120.0, operation_timeout=120.0, exchange=None,
+                job_secret=None):
     """Starts this rank's agent and returns it once every rank has joined the job.
 
     Defaults come from the environment that ``switchml torchrun`` sets (SWITCHML_ALGO,
     SWITCHML_CONTROLLER, SWITCHML_JOB) and torch.distributed's (RANK, WORLD_SIZE). ``ring`` and ``ps``
     exchange their endpoints through the default process group, which must be initialized, or through
     ``exchange`` (a function from this rank's endpoints to every rank's list, as the backend passes).
+    ``job_secret`` binds the job to its ranks (docs/security.md, "Job secrets"); without one, the
+    launcher's SWITCHML_JOB_SECRET, else one that rank 0 makes and broadcasts over the default process
+    group where it is initialized, else none.
     """
     algo = algo or os.environ.get("SWITCHML_ALGO", "switchml")
     if rank is None:
@@ -216,6 +233,10 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
     shm_path = os.path.join(shm_dir, "switchml-%d-%d-%d" % (os.getpid(), rank, time.monotonic_ns()))
     log_path = os.path.join(directory, "agent.log")
     launch, env, archive = _agent_launch()
+    if algo == "switchml":
+        job_secret = job_secret or _shared_secret()
+        if job_secret:
+            env = dict(os.environ if env is None else env, SWITCHML_JOB_SECRET=job_secret)
     command = launch + [
         "--algo", algo, "--rank", str(rank), "--workers", str(world_size),
         "--socket", sock_path, "--shm", shm_path, "--shm-bytes", str(shm_bytes),

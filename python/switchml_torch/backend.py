@@ -15,13 +15,17 @@ The agent's settings come from the environment, so that plain ``torchrun`` start
 wrapper: ``SWITCHML_ALGO`` (default switchml), ``SWITCHML_CONTROLLER`` (default
 127.0.0.1:50099, a switch on this host), ``SWITCHML_JOB`` (default the torchelastic run id
 ``TORCHELASTIC_RUN_ID`` where it is not "none", else ``MASTER_ADDR:MASTER_PORT``, else a name rank 0
-chose and put in the store), plus the restart count when torchelastic restarted the workers.
+chose and put in the store), plus the restart count when torchelastic restarted the workers; and the
+job's secret: ``SWITCHML_JOB_SECRET`` where the launcher set one (``switchml torchrun`` does), else one
+that rank 0 makes and hands out through the store, so that no stranger can take a seat of the job
+(docs/security.md, "Job secrets").
 """
 
 import collections
 import datetime
 import inspect
 import os
+import secrets
 import uuid
 
 import torch
@@ -72,6 +76,21 @@ def job_name(store=None, rank=0, env=None):
         if restart and restart != "0":
             name += "-restart" + restart  # the dead attempt's job may still be winding down at the switch
     return name
+
+
+def job_secret(job, store=None, rank=0, env=None):
+    """The job's secret, the same on every rank: the launcher's (SWITCHML_JOB_SECRET), else a fresh one
+    from rank 0 through the store; None when the environment names a secret file (the agent reads it) or
+    there is neither."""
+    env = os.environ if env is None else env
+    if env.get("SWITCHML_JOB_SECRET"):
+        return env["SWITCHML_JOB_SECRET"].strip()
+    if env.get("SWITCHML_JOB_SECRET_FILE") or store is None:
+        return None
+    key = "switchml/secret/" + job
+    if rank == 0:
+        store.set(key, secrets.token_urlsafe(32))
+    return store.get(key).decode()
 
 
 # Works handed to C++ (DDP's reducer) are kept alive here a while: C++ holds only their C++ part, and a
@@ -161,6 +180,8 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         def exchange(mine):  # the ring's and the parameter servers' endpoints, through the store
             store.set(prefix + str(rank), mine)
             return [store.get(prefix + str(r)).decode() for r in range(size)]
+        if algo == "switchml":
+            agent_options.setdefault("job_secret", job_secret(job, store, rank))
         self.agent = start_agent(algo=algo, rank=rank, world_size=size, controller=controller, job=job,
                                  exchange=exchange, **agent_options)
 

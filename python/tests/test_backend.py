@@ -10,7 +10,7 @@ import torch
 
 import switchml_torch
 from switchml_torch import agent as agent_module
-from switchml_torch.backend import job_name
+from switchml_torch.backend import job_name, job_secret
 
 HERE = Path(__file__).resolve().parent
 
@@ -45,6 +45,17 @@ def test_without_an_environment_rank_0_names_the_job_in_the_store(tmp_path):
     store = dist.FileStore(str(tmp_path / "store"), 1)
     name = job_name(store, 0, env={})
     assert name.startswith("torch-") and job_name(store, 1, env={}) == name
+
+
+def test_the_job_secret_is_the_launchers_else_rank_0s_through_the_store(tmp_path):
+    import torch.distributed as dist
+    store = dist.FileStore(str(tmp_path / "store"), 1)
+    assert job_secret("j", store, 0, env={"SWITCHML_JOB_SECRET": "from-the-launcher-0123456789"}) \
+        == "from-the-launcher-0123456789"
+    assert job_secret("j", store, 0, env={"SWITCHML_JOB_SECRET_FILE": "/run/secret"}) is None  # the agent reads it
+    made = job_secret("j", store, 0, env={})
+    assert len(made) >= 32 and job_secret("j", store, 1, env={}) == made
+    assert job_secret("k", store, 0, env={}) != made  # every job its own
 
 
 def test_device_tensors_are_staged_through_host_memory():

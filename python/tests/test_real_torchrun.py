@@ -1,5 +1,6 @@
-"""The backend under PyTorch's own torchrun, no wrapper: a running switch, SWITCHML_CONTROLLER, and
-`python3 -m torch.distributed.run` (with --redirects 1 --tee 1, which torchrun 1.13 needs on Python 3.11)."""
+"""The backend under PyTorch's own torchrun, no wrapper: a running switch that requires job secrets (rank 0
+makes one and hands it out through torchrun's store), SWITCHML_CONTROLLER, and `python3 -m
+torch.distributed.run` (with --redirects 1 --tee 1, which torchrun 1.13 needs on Python 3.11)."""
 
 import os
 import re
@@ -25,7 +26,8 @@ def switch(launcher, tmp_path):
     log = tmp_path / "switch.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([launcher, "switch", "--bind", "127.0.0.1", "--controller-bind", "127.0.0.1",
-                                    "--port", "0", "--controller-port", "0"], stdout=out, stderr=subprocess.STDOUT)
+                                    "--port", "0", "--controller-port", "0",
+                                    "--require-job-secrets"], stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:

@@ -4,6 +4,7 @@ import io.switchml.client.SwitchMLConfig;
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.EmbeddedHierarchy;
 import io.switchml.launch.EmbeddedSwitch;
+import io.switchml.launch.JobSecret;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
@@ -189,10 +190,10 @@ public final class BenchRunner {
      * the namespace, so this process is the worker's JVM itself).
      */
     private static WorkerProcess startWorker(List<String> prefix, int rank, WorkerPlan plan, long heapBytes,
-                               BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
+                               Map<String, String> environment, BlockingQueue<SizeReport> reports, BlockingQueue<PeerEndpoints.Endpoint> endpoints,
                                PrintStream errors) {
         return WorkerProcess.start(prefix, rank, BenchWorker.class.getName(), List.of(plan.toJson()), List.of("-Xmx" + Math.max(256, heapBytes >> 20) + "m"),
-                Map.of(), !plan.algorithm().needsSwitch(), line -> {
+                environment, !plan.algorithm().needsSwitch(), line -> {
                     SizeReport report = SizeReport.parse(line);
                     PeerEndpoints.Endpoint endpoint = report == null ? PeerEndpoints.Endpoint.parse(line) : null;
                     if (report != null) {
@@ -214,6 +215,8 @@ public final class BenchRunner {
             config.put(SwitchMLConfig.Key.JOB.property(), "bench-" + n + "w-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
+        // The job's secret goes to its ranks only: a stranger cannot take one of its seats.
+        Map<String, String> environment = algorithm.needsSwitch() ? JobSecret.forWorkers(config) : Map.of();
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),
                 options.type(), options.seed(), algorithm, options.compression());
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
@@ -234,7 +237,7 @@ public final class BenchRunner {
                 // Input and output of the largest size, plus room: G1 keeps each as one humongous run of regions. The
                 // compression baselines also keep a residual or scratch copy, a sum, and (verifying top-k) a replay.
                 long heap = (algorithm.compressed() ? 7 : 3) * maxBytes + (256L << 20);
-                workers.add(startWorker(prefix, r, mine, heap, reports, endpoints, progress));
+                workers.add(startWorker(prefix, r, mine, heap, environment, reports, endpoints, progress));
             }
             if (!algorithm.needsSwitch()) {
                 workers.introduce(endpoints);

@@ -1,7 +1,9 @@
 package io.switchml.cli;
 
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.ControllerSecurity;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.JobSecret;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
 import io.switchml.launch.RunDeadline;
@@ -27,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Starts N Python ranks of a PyTorch script on this host, as {@code torchrun} does (RANK, WORLD_SIZE,
  * MASTER_ADDR, MASTER_PORT, LOCAL_RANK), plus what {@code switchml_torch.start_agent()} reads to start
- * each rank's agent: the algorithm, the embedded switch's controller and a job name, and the Java
+ * each rank's agent: the algorithm, the embedded switch's controller, a job name and its secret, and the Java
  * command. Rank 0's standard output is this process's; everything else goes to standard error
  * with the rank in front. When one rank fails, the others get a few seconds to fail on their own
  * (with the error they saw), then are stopped. With a rack, each rank runs in its own namespace of the emulated rack
@@ -78,7 +80,9 @@ final class TorchLauncher {
         }
         AggregationService embedded = null;
         if (needsSwitch) {
-            embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
+            // Its ranks present the job's secret (the one set below), so it requires one.
+            embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0,
+                    new ControllerSecurity().requireJobSecrets(true));
             controller = "127.0.0.1:" + embedded.controllerPort();
             err.println("embedded switch: controller " + controller);
         }
@@ -102,6 +106,8 @@ final class TorchLauncher {
             // A rack's namespaces are new: torchrun's default port is free in rank 0's.
             int masterPort = rack == null ? freePort() : RACK_MASTER_PORT;
             String agentClasspath = agentClasspath(home);
+            // One secret for the job's ranks (unless the user's environment holds one): a stranger cannot take a seat.
+            String secret = JobSecret.fresh();
             for (int r = 0; r < workers; r++) {
                 List<String> command = new ArrayList<>(rack == null ? List.of() : Rack.inNamespace(rack.workerNamespace(r)));
                 command.addAll(List.of(python, "-u"));
@@ -120,6 +126,9 @@ final class TorchLauncher {
                 }
                 env.put("SWITCHML_ALGO", algorithm);
                 env.put("SWITCHML_JOB", job);
+                if (!env.containsKey(JobSecret.VARIABLE) && !env.containsKey(JobSecret.FILE_VARIABLE)) {
+                    env.put(JobSecret.VARIABLE, secret);
+                }
                 if (controller != null) {
                     env.put("SWITCHML_CONTROLLER", controller);
                 }

@@ -30,10 +30,12 @@ final class ExposureWarnings {
         if (!security.requireJobSecrets()) {
             // Leave, Watch, Barrier, Broadcast and ReportTransport need the job id that only the ranks' joins return;
             // the join itself is what stays open.
-            warnings.add(where + " and jobs need no secret: anyone who reaches it can take a free seat of a job that has"
-                    + " none, and with it the job's id (its results, a share in its sums, and its end), or cancel a forming"
-                    + " job by claiming a seat already taken; leaving or aborting a job needs that id, which only its ranks"
-                    + " hold (--require-job-secrets, or a job secret per job: switchml.jobSecretFile)");
+            warnings.add(where + " and jobs need no secret: the jobs of this project's launchers (bench, train, torchrun,"
+                    + " the PyTorch backend, Spark) carry one, but anyone who reaches it can take a free seat of a job"
+                    + " that has none (workers started by hand without switchml.jobSecretFile), and with it the job's id"
+                    + " (its results, a share in its sums, and its end), or cancel such a job while it forms by claiming a"
+                    + " seat already taken; leaving or aborting any job needs that id, which only its ranks hold"
+                    + " (--require-job-secrets refuses jobs without a secret)");
         }
         if (security.switchmlSessions().everyone()) {
             warnings.add(where + " and SwitchML's session protocol, which has no credentials, is open to every address"

@@ -1,12 +1,9 @@
 package io.switchml.controller;
 
-import io.grpc.Metadata;
 import io.grpc.Status;
-import io.grpc.stub.MetadataUtils;
 import io.switchml.controller.compat.proto.PacketSize;
 import io.switchml.controller.compat.proto.SessionGrpc;
 import io.switchml.controller.compat.proto.UdpSessionRequest;
-import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.controller.proto.DiagnoseRequest;
 import io.switchml.controller.proto.IssueJobSecretRequest;
 import io.switchml.controller.proto.JobDetailRequest;
@@ -30,21 +27,6 @@ class AuthorizationTest extends ControllerTestSupport {
     @Override
     ControllerSecurity security() {
         return new ControllerSecurity().operatorToken(OPERATOR).requireJobSecrets(true);
-    }
-
-    private ControllerGrpc.ControllerBlockingStub as(String operatorToken, String jobSecret) {
-        Metadata headers = new Metadata();
-        if (operatorToken != null) {
-            headers.put(ControllerAuthenticator.AUTHORIZATION, "Bearer " + operatorToken);
-        }
-        if (jobSecret != null) {
-            headers.put(ControllerAuthenticator.JOB_SECRET, jobSecret);
-        }
-        return stub().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
-    }
-
-    private CompletableFuture<JoinResponse> joinAs(String secret, JoinRequest request) {
-        return async(() -> as(null, secret).withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS).join(request)).thenApply(ControllerTestSupport::remember);
     }
 
     /** Forms a two-rank job whose ranks present {@code secret}; returns rank 0's answer. */

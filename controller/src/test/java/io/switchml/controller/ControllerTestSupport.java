@@ -2,8 +2,10 @@ package io.switchml.controller;
 
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.MetadataUtils;
 import io.switchml.controller.proto.BarrierRequest;
 import io.switchml.controller.proto.BroadcastRequest;
 import io.switchml.controller.proto.ControllerGrpc;
@@ -91,6 +93,24 @@ abstract class ControllerTestSupport {
 
     ControllerGrpc.ControllerBlockingStub stub() {
         return ControllerGrpc.newBlockingStub(channel).withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** A stub whose calls present {@code operatorToken} and {@code jobSecret}, each where not null. */
+    ControllerGrpc.ControllerBlockingStub as(String operatorToken, String jobSecret) {
+        Metadata headers = new Metadata();
+        if (operatorToken != null) {
+            headers.put(ControllerAuthenticator.AUTHORIZATION, "Bearer " + operatorToken);
+        }
+        if (jobSecret != null) {
+            headers.put(ControllerAuthenticator.JOB_SECRET, jobSecret);
+        }
+        return stub().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+    }
+
+    /** A join that presents {@code secret} (none where null). */
+    CompletableFuture<JoinResponse> joinAs(String secret, JoinRequest request) {
+        return async(() -> as(null, secret).withDeadlineAfter(CLIENT_DEADLINE_MS, TimeUnit.MILLISECONDS).join(request))
+                .thenApply(ControllerTestSupport::remember);
     }
 
     static JobParameters params(int workers) {

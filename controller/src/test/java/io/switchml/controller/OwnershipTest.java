@@ -6,6 +6,7 @@ import io.grpc.Status.Code;
 import io.switchml.controller.proto.DiagnoseRequest;
 import io.switchml.controller.proto.IssueJobSecretRequest;
 import io.switchml.controller.proto.JobDetailRequest;
+import io.switchml.controller.proto.JoinResponse;
 import io.switchml.controller.proto.LeaveRequest;
 import io.switchml.controller.proto.TransportReport;
 import io.switchml.controller.proto.WorkerTransport;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * for it or read its id, and cannot issue secrets that would lock its future ranks out of a name.
  */
 class OwnershipTest extends ControllerTestSupport {
+    private static final String SECRET = "launchers-secret-0123456789";
 
     @Test
     void aStrangerCannotEndMeetInOrReportForAnotherJob() {
@@ -73,5 +75,34 @@ class OwnershipTest extends ControllerTestSupport {
             assertThat(aboutLive.replace(String.valueOf(live), "N")).isEqualTo(aboutFree.replace(String.valueOf(free), "N"));
         }
         assertThat(service.dataplane().job(live)).isPresent();
+    }
+
+    /**
+     * Security round 4, finding 2: the launchers give every job a secret, so on a default switch a stranger
+     * without it who claims a present rank is refused alone, and the forming job goes on.
+     */
+    @Test
+    void aStrangerWhoClaimsASeatOfAJobWithASecretIsRefusedAndTheJobForms() throws InterruptedException {
+        CompletableFuture<JoinResponse> forming = joinAs(SECRET, joinRequest("forming", 0, params(2), 44_000).build());
+        awaitPendingJoins(1);
+        for (String secret : new String[] {null, "another-secret-0123456789"}) {
+            assertStatus(failure(joinAs(secret, joinRequest("forming", 0, params(2), 45_000).build())), Code.PERMISSION_DENIED,
+                    "does not match");
+            assertStatus(failure(joinAs(secret, joinRequest("forming", 1, params(2), 45_000).build())), Code.PERMISSION_DENIED,
+                    "does not match");
+        }
+        assertThat(forming).as("the strangers neither cancelled nor completed the job").isNotDone();
+        get(joinAs(SECRET, joinRequest("forming", 1, params(2), 44_000).build()));
+        assertThat(service.dataplane().job(get(forming).getJobNumber())).isPresent();
+    }
+
+    /** A stranger who comes first binds the job to its own secret (or none): the real ranks fail loudly, never join it. */
+    @Test
+    void aStrangerWhoComesFirstMakesTheRealRanksFailLoudly() throws InterruptedException {
+        CompletableFuture<JoinResponse> stranger = joinAs(null, joinRequest("early", 1, 2));
+        awaitPendingJoins(1);
+        assertStatus(failure(joinAs(SECRET, joinRequest("early", 0, params(2), 46_000).build())), Code.PERMISSION_DENIED,
+                "rank 0 cannot join job 'early'", "does not match", "every rank of a job presents the same secret");
+        assertThat(stranger).as("the stranger is alone in its job").isNotDone();
     }
 }

@@ -22,7 +22,7 @@ public final class EmbeddedHierarchy implements AutoCloseable {
 
     /** Starts the spine, then the leaves; every switch drops with {@code dropProbability} each way. */
     public static EmbeddedHierarchy start(int leafCount, int switchPorts, double dropProbability, PrintStream progress) {
-        EmbeddedHierarchy hierarchy = new EmbeddedHierarchy(EmbeddedSwitch.start(LOOPBACK, switchPorts, dropProbability));
+        EmbeddedHierarchy hierarchy = new EmbeddedHierarchy(EmbeddedSwitch.spine(LOOPBACK, switchPorts, dropProbability));
         try {
             for (int i = 0; i < leafCount; i++) {
                 hierarchy.leaves.add(EmbeddedSwitch.leaf(LOOPBACK, switchPorts, dropProbability, hierarchy.spine, i,

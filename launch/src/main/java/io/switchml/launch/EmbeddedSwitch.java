@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * A switch with its controller started in this JVM, on ephemeral ports: the one place where
  * {@code bench}, {@code train} and Spark's driver start the switch their workers join, so that
- * none of them depends on the controller or the dataplane (docs/ARCHITECTURE.md section 1).
+ * none of them depends on the controller or the dataplane (docs/ARCHITECTURE.md section 1). It requires
+ * job secrets, which those launchers give every job.
  */
 public final class EmbeddedSwitch implements AutoCloseable {
     private final AggregationService service;
@@ -35,8 +36,22 @@ public final class EmbeddedSwitch implements AutoCloseable {
      * (the drop simulator, which such a switch allows).
      */
     public static EmbeddedSwitch start(String address, int switchPorts, double dropProbability) {
+        return new EmbeddedSwitch(AggregationService.start(config(address, switchPorts, dropProbability), address, 0,
+                launchedJobsOnly()), address, dropProbability);
+    }
+
+    /** The spine of an embedded hierarchy: its jobs' ranks are the leaves, which present no job secret. */
+    static EmbeddedSwitch spine(String address, int switchPorts, double dropProbability) {
         return new EmbeddedSwitch(AggregationService.start(config(address, switchPorts, dropProbability), address, 0),
                 address, dropProbability);
+    }
+
+    /**
+     * Every job a launcher starts carries a secret ({@link JobSecret}), so a switch that only launched workers join
+     * requires one: a stranger on the host can neither take a seat nor bind a job before its ranks.
+     */
+    private static ControllerSecurity launchedJobsOnly() {
+        return new ControllerSecurity().requireJobSecrets(true);
     }
 
     /** Leaf {@code index} of {@code leaves} under the spine whose controller is {@code spine} (docs/ARCHITECTURE.md section 9). */
@@ -44,7 +59,7 @@ public final class EmbeddedSwitch implements AutoCloseable {
                                int leaves) {
         LeafRole role = new LeafRole(new ControllerAddress(spine.host, spine.service.controllerPort()), index, leaves, null);
         return new EmbeddedSwitch(AggregationService.start(config(address, switchPorts, dropProbability), address, 0,
-                new ControllerSecurity(), role), address, dropProbability);
+                launchedJobsOnly(), role), address, dropProbability);
     }
 
     private static SwitchConfig config(String address, int switchPorts, double dropProbability) {

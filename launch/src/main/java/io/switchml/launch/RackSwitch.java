@@ -19,6 +19,8 @@ public final class RackSwitch {
     public static final int SWITCH_PORT = 0xBEE0;
     /** Its controller's port, on {@link Rack#SWITCH_ADDRESS}. */
     public static final int CONTROLLER_PORT = 50099;
+    /** The launchers give every job a secret ({@link JobSecret}), so the switches that their ranks join require one. */
+    private static final List<String> SECRETS_REQUIRED = List.of("--require-job-secrets");
     private static final String SWITCH_READY = "switchml switch ready";
     /** How long a switch gets to close on SIGTERM before it is killed. */
     private static final long STOP_GRACE_SECONDS = 5;
@@ -35,7 +37,7 @@ public final class RackSwitch {
     /** The same for switch process {@code index} of the rack (a shard, on {@link Rack#switchAddress}). */
     public static Process start(Rack rack, int index, int switchPorts, PrintStream progress) throws InterruptedException {
         String address = rack.switchAddress(index);
-        return launchSwitch(rack.switchNamespace(index), address, address, switchPorts, List.of(),
+        return launchSwitch(rack.switchNamespace(index), address, address, switchPorts, SECRETS_REQUIRED,
                 rack.switchProcesses() == 1 ? "switch" : "switch " + index, progress);
     }
 
@@ -81,10 +83,15 @@ public final class RackSwitch {
         return controllers;
     }
 
-    /** A leaf's options: leaf {@code index} of {@code leaves} under the spine at {@code spineAddress}. */
+    /**
+     * A leaf's options: leaf {@code index} of {@code leaves} under the spine at {@code spineAddress}; its ranks
+     * present their job's secret (the spine takes the leaves, which present none).
+     */
     private static List<String> leafRole(String spineAddress, int index, int leaves, String uplinkAddress) {
-        return List.of("--spine", spineAddress + ":" + CONTROLLER_PORT, "--leaf-index", String.valueOf(index),
-                "--leaves", String.valueOf(leaves), "--uplink-address", uplinkAddress);
+        List<String> role = new ArrayList<>(List.of("--spine", spineAddress + ":" + CONTROLLER_PORT, "--leaf-index",
+                String.valueOf(index), "--leaves", String.valueOf(leaves), "--uplink-address", uplinkAddress));
+        role.addAll(SECRETS_REQUIRED);
+        return role;
     }
 
     /**

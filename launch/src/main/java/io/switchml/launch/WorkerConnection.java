@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 /**
  * How a worker process started by a launcher ({@link BenchRunner}, the training launcher) opens its
  * all-reduce by algorithm name: {@code switchml} joins the job at the switch named in its
- * {@code switchml.*} configuration; {@code ring}, {@code ps}, {@code topk} and {@code qsgd} bind their
+ * {@code switchml.*} configuration, with the job secret its launcher gave it ({@link JobSecret}); {@code ring}, {@code ps}, {@code topk} and {@code qsgd} bind their
  * ports, exchange endpoints with the launcher ({@link PeerEndpoints}) and connect to their peers.
  *
  * @param allReduce the open all-reduce
@@ -62,7 +62,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
     }
 
     private static WorkerConnection openSwitchMl(Map<String, String> settings) {
-        SwitchMLConfig config = parse(settings);
+        SwitchMLConfig config = parse(JobSecret.withLauncherSecret(settings, System.getenv()));
         SwitchMLConnection context = SwitchMLConnection.connect(config);
         return new WorkerConnection(context, () -> {
             WorkerStatistics.Snapshot s = context.statistics().snapshot();

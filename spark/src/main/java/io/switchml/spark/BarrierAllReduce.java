@@ -3,6 +3,7 @@ package io.switchml.spark;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
 import io.switchml.launch.EmbeddedSwitch;
+import io.switchml.launch.JobSecret;
 import io.switchml.launch.WorkerConnection;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.api.java.JavaFutureAction;
@@ -157,6 +158,9 @@ public final class BarrierAllReduce {
             mine.put(SwitchMLConfig.Key.RANK.property(), String.valueOf(rank));
             mine.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(workers));
             mine.put(SwitchMLConfig.Key.JOB.property(), job);
+            if (options.benchAlgorithm().needsSwitch() && !JobSecret.named(mine)) {
+                mine.put(SwitchMLConfig.Key.JOB_SECRET.property(), sharedSecret(context, rank));
+            }
             String host = executorHost(context, rank);
             if (!options.benchAlgorithm().needsSwitch() && !host.isEmpty()) {
                 // The TCP baselines listen on the executor's address, which the other executors reach.
@@ -167,6 +171,14 @@ public final class BarrierAllReduce {
                 R value = function.apply(new RankContext(rank, workers, attempt, job, connection.allReduce(), context), partition);
                 return List.of(new RankResult<>(rank, value)).iterator();
             }
+        }
+
+        /**
+         * The attempt's job secret (docs/security.md, "Job secrets"): rank 0 makes it and the barrier hands it to
+         * the other ranks, so it exists only in the stage's tasks, never in the driver's closure or event log.
+         */
+        private static String sharedSecret(BarrierTaskContext context, int rank) {
+            return context.allGather(rank == 0 ? JobSecret.fresh() : "")[0];
         }
 
         /** The host part of the task's executor address ({@code host:port}); empty when Spark gives none. */

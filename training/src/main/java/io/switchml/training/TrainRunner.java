@@ -3,6 +3,7 @@ package io.switchml.training;
 import ai.djl.engine.Engine;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.launch.EmbeddedSwitch;
+import io.switchml.launch.JobSecret;
 import io.switchml.launch.ResultDelivery;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.launch.Rack;
@@ -167,6 +168,11 @@ public final class TrainRunner {
         progress.println("starting " + n + " training worker process(es), " + plan.framework() + ", aggregation "
                 + plan.aggregation() + ", optimizer "
                 + plan.optimizer().describe(plan.learningRate(), plan.aggregation()));
+        Map<String, String> environment = new HashMap<>(plan.framework() == Framework.TENSORFLOW ? TENSORFLOW_ENVIRONMENT : Map.of());
+        if (plan.aggregation().algorithm() != null && plan.aggregation().algorithm().needsSwitch()) {
+            // The job's secret goes to its ranks only: a stranger cannot take one of its seats.
+            environment.putAll(JobSecret.forWorkers(plan.config()));
+        }
         try (WorkerGroup workers = new WorkerGroup(options.timeout())) {
             for (int r = 0; r < n; r++) {
                 int rank = r;
@@ -177,8 +183,7 @@ public final class TrainRunner {
                     prefix = Rack.inNamespace(rack.workerNamespace(r));
                 }
                 workers.add(WorkerProcess.start(prefix, r, TrainWorker.class.getName(), List.of(mine.toJson()), WORKER_JVM_OPTIONS,
-                        plan.framework() == Framework.TENSORFLOW ? TENSORFLOW_ENVIRONMENT : Map.of(),
-                        exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
+                        environment, exchangesEndpoints, line -> route(rank, line, reports, finals, endpoints), workerErrors));
             }
             if (exchangesEndpoints) {
                 workers.introduce(endpoints);

@@ -107,8 +107,9 @@ public final class AggregationService implements AutoCloseable {
         try {
             String bind = dataplane.bindAddress().getHostAddress();
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
-            JobRegistry registry = new JobRegistry(dataplane, timer, security, leaf);
-            SwitchmlSessions sessions = new SwitchmlSessions(dataplane);
+            JobLog jobLog = JobLog.flushedBy(timer);
+            JobRegistry registry = new JobRegistry(dataplane, timer, security, leaf, jobLog);
+            SwitchmlSessions sessions = new SwitchmlSessions(dataplane, jobLog);
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
             MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);
@@ -203,6 +204,11 @@ public final class AggregationService implements AutoCloseable {
     }
 
     /** Ranks waiting for their jobs to form: bounded by {@link ControllerSecurity#maxPendingJoins}. */
+    /** Lines about jobs that callers caused beyond their share of the log, counted instead of written. */
+    public long logLinesNotWritten() {
+        return registry.logLinesNotWritten();
+    }
+
     public int pendingJoins() {
         return registry.pendingJoins();
     }

@@ -48,12 +48,13 @@ final class JobFormation {
     private final Map<String, Job> byName;
     private final Job[] byNumber;
     private final Map<String, byte[]> issuedSecrets;
+    private final JobLog log;
     private final WatchDeadline watchDeadline;
     /** A leaf's link to its spine (docs/ARCHITECTURE.md section 9); null for a switch that is no leaf. */
     private final SpineLink spine;
 
     JobFormation(ControllerAgent agent, AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security,
-                 Map<String, Job> byName, Job[] byNumber, Map<String, byte[]> issuedSecrets, WatchDeadline watchDeadline,
+                 Map<String, Job> byName, Job[] byNumber, Map<String, byte[]> issuedSecrets, JobLog log, WatchDeadline watchDeadline,
                  SpineLink spine) {
         this.agent = agent;
         this.dataplane = dataplane;
@@ -62,6 +63,7 @@ final class JobFormation {
         this.byName = byName;
         this.byNumber = byNumber;
         this.issuedSecrets = issuedSecrets;
+        this.log = log;
         this.watchDeadline = watchDeadline;
         this.spine = spine;
     }
@@ -217,7 +219,7 @@ final class JobFormation {
             return;
         }
         job.joiningSpine = true;
-        LOG.info("job '{}': the ranks of {} are all here; joining the spine", job.name, spine.describe());
+        log.info(LOG, job.tenant, "job '" + job.name + "': the ranks of " + spine.describe() + " are all here; joining the spine");
         spine.join(job, job.grant.slotsPerThread(), new SpineLink.Joined() {
             @Override
             public void joined(SpineMembership membership) {
@@ -293,7 +295,8 @@ final class JobFormation {
             return;
         }
         job.watchGraceMs.remove(rank);
-        LOG.info("rank {} of job '{}' went away while waiting for the other ranks to join", rank, job.name);
+        log.info(LOG, job.joinPeers.get(rank), "rank " + rank + " of job '" + job.name
+                + "' went away while waiting for the other ranks to join");
         if (job.joining.empty()) {
             byName.remove(job.name, job);
         }
@@ -384,7 +387,7 @@ final class JobFormation {
         }
         job.grant = grant;
         if (grant.reduced()) {
-            LOG.warn("{}", grant.reason());
+            log.warn(LOG, job.tenant, grant.reason());
         }
         job.number = number;
         job.lastHeard.heard(System.nanoTime());
@@ -392,7 +395,8 @@ final class JobFormation {
         // In rank order (Map.copyOf would iterate in an arbitrary order): Status lists the workers by rank.
         job.endpoints = Collections.unmodifiableMap(new TreeMap<>(job.joining.values()));
         byNumber[number] = job;
-        LOG.info("job '{}' installed as job number {}: {} workers, {}", job.name, number, job.workers(), JobRegistry.describe(p));
+        log.info(LOG, job.tenant, "job '" + job.name + "' installed as job number " + number + ": " + job.workers()
+                + " workers, " + JobRegistry.describe(p));
         job.watchGraceMs.forEach((rank, graceMs) -> job.watchDeadlines.put(rank,
                 timer.schedule(() -> watchDeadline.missed(job, rank, graceMs), graceMs, TimeUnit.MILLISECONDS)));
         job.joining.release();
@@ -400,7 +404,7 @@ final class JobFormation {
 
     /** Fails every waiting rank of a job that cannot be installed, and forgets the job. */
     private void refuse(Job job, ControlException error) {
-        LOG.warn("{}", error.getMessage());
+        log.warn(LOG, job.tenant, error.getMessage());
         if (job.spine != null) {
             job.spine.drop(); // the spine takes this leaf for dead and aborts its job, so the other leaves fail too
         }

@@ -28,10 +28,13 @@ final class JobLiveness implements SpineLink.Events {
     private final Map<String, Job> byName;
     private final Job[] byNumber;
     private final JobEndings endings;
+    private final JobLog log;
     /** Set when the service shuts down: the watches it cancels then are not deaths. */
     private boolean closing;
 
-    JobLiveness(ControllerAgent agent, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber, JobEndings endings) {
+    JobLiveness(ControllerAgent agent, AggregationSwitch dataplane, Map<String, Job> byName, Job[] byNumber, JobEndings endings,
+                JobLog log) {
+        this.log = log;
         this.agent = agent;
         this.dataplane = dataplane;
         this.byName = byName;
@@ -131,7 +134,7 @@ final class JobLiveness implements SpineLink.Events {
         end(job, reason, Status.ABORTED);
         JobEvent event = failedEvent(job);
         job.watches.values().forEach(w -> w.event(event));
-        LOG.warn("{}", abortDescription(job));
+        log.warn(LOG, job.tenant, abortDescription(job));
         forgetIfDone(job);
     }
 
@@ -148,7 +151,7 @@ final class JobLiveness implements SpineLink.Events {
         end(job, reason, Status.ABORTED);
         JobEvent event = failedEvent(job);
         job.watches.values().forEach(w -> w.event(event));
-        LOG.warn("{}; telling ranks {}", abortDescription(job), job.watches.keySet());
+        log.warn(LOG, job.tenant, abortDescription(job) + "; telling ranks " + job.watches.keySet());
     }
 
     /**
@@ -217,7 +220,7 @@ final class JobLiveness implements SpineLink.Events {
             List<JobRegistry.Watcher> watchers = List.copyOf(job.watches.values());
             job.watches.clear();
             watchers.forEach(w -> w.error(lost));
-            LOG.warn("{}", abortDescription(job));
+            log.warn(LOG, job.tenant, abortDescription(job));
             forgetIfDone(job);
         });
     }
@@ -235,7 +238,8 @@ final class JobLiveness implements SpineLink.Events {
     void forgetIfDone(Job job) {
         if (job.aborted() && job.watches.isEmpty() && byNumber[job.number] == job) {
             byNumber[job.number] = null;
-            LOG.info("aborted job '{}' (job number {}) forgotten: no rank watches it any more", job.name, job.number);
+            log.info(LOG, job.tenant, "aborted job '" + job.name + "' (job number " + job.number
+                    + ") forgotten: no rank watches it any more");
         }
     }
 }

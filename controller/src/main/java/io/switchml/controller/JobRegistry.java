@@ -73,6 +73,7 @@ final class JobRegistry {
     private final ControllerAgent agent = new ControllerAgent();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final JobLiveness liveness;
+    private final JobLog log;
     private final JobFormation formation;
     private final JobMeetings meetings;
     /** A leaf's link to its spine (docs/ARCHITECTURE.md section 9); null for a switch that is no leaf. */
@@ -88,12 +89,19 @@ final class JobRegistry {
 
     /** @param leaf this switch's place in a two-level hierarchy, or null for a switch that is no leaf */
     JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security, LeafRole leaf) {
+        this(dataplane, timer, security, leaf, JobLog.flushedBy(timer));
+    }
+
+    /** @param log where the lines about jobs that callers cause go, limited per tenant */
+    JobRegistry(AggregationSwitch dataplane, ScheduledExecutorService timer, ControllerSecurity security, LeafRole leaf,
+                JobLog log) {
         this.dataplane = dataplane;
+        this.log = log;
         this.timer = timer;
         this.security = security;
-        this.liveness = new JobLiveness(agent, dataplane, byName, byNumber, endings);
+        this.liveness = new JobLiveness(agent, dataplane, byName, byNumber, endings, log);
         this.spine = leaf == null ? null : new SpineLink(leaf, dataplane, agent, liveness);
-        this.formation = new JobFormation(agent, dataplane, timer, security, byName, byNumber, issuedSecrets,
+        this.formation = new JobFormation(agent, dataplane, timer, security, byName, byNumber, issuedSecrets, log,
                 liveness::watchMissing, spine);
         this.meetings = new JobMeetings(agent, timer, security, spine);
     }
@@ -261,7 +269,7 @@ final class JobRegistry {
                 byNumber[jobNumber] = null;
                 byName.remove(job.name, job);
                 endings.ended(JobEndings.Reason.LEFT);
-                LOG.info("job '{}' (job number {}) ended: every rank left", job.name, jobNumber);
+                log.info(LOG, job.tenant, "job '" + job.name + "' (job number " + jobNumber + ") ended: every rank left");
             } else {
                 JobEvent event = JobLiveness.rankLeftEvent(job, rank, operations);
                 job.watches.values().forEach(w -> w.event(event));
@@ -422,6 +430,11 @@ final class JobRegistry {
     }
 
     /** The jobs whose ranks are still joining, by name, for inspection. */
+    /** Lines about jobs that callers caused and that were counted instead of written ({@link JobLog}). */
+    long logLinesNotWritten() {
+        return log.suppressed();
+    }
+
     List<JobStatus> formingJobs() {
         return agent.call(() -> byName.values().stream().filter(job -> !job.installed())
                     .sorted(Comparator.comparing(job -> job.name)).map(JobViews::status).toList());

@@ -96,8 +96,13 @@ final class SwitchmlSessions {
         }
     }
 
-    SwitchmlSessions(AggregationSwitch dataplane) {
+    /** SwitchML's sessions carry no credentials: their lines share one budget (JobLog). */
+    private static final String TENANT = "SwitchML sessions";
+    private final JobLog log;
+
+    SwitchmlSessions(AggregationSwitch dataplane, JobLog log) {
         this.dataplane = dataplane;
+        this.log = log;
     }
 
     /**
@@ -124,8 +129,8 @@ final class SwitchmlSessions {
             // the session's workers before registering, so this is a restarted run.
             remove(session);
             restarted++;
-            LOG.info("SwitchML {} starts again (rank 0 registered again): its earlier registrations are cleared",
-                    session.describe());
+            log.info(LOG, TENANT, "SwitchML " + session.describe()
+                    + " starts again (rank 0 registered again): its earlier registrations are cleared");
             session = null;
         }
         boolean created = session == null;
@@ -186,9 +191,9 @@ final class SwitchmlSessions {
         if (holder != null) {
             remove(holder);
             replaced++;
-            LOG.info("SwitchML {} replaced: rank {} of the newer {} registered its worker address {};"
-                    + " packets of the old run still in flight are dropped as from an unknown source",
-                    holder.describe(), rank, session.name(), address.getHostAddress());
+            log.info(LOG, TENANT, "SwitchML " + holder.describe() + " replaced: rank " + rank + " of the newer "
+                    + session.name() + " registered its worker address " + address.getHostAddress()
+                    + "; packets of the old run still in flight are dropped as from an unknown source");
         }
         if (created) {
             nextOrder++;
@@ -317,8 +322,8 @@ final class SwitchmlSessions {
             }
         }
         for (Session session : idle) {
-            LOG.warn("SwitchML {} reclaimed: no rank registered and no packet reached the switch for {} s",
-                    session.describe(), TimeUnit.NANOSECONDS.toSeconds(idleNanos));
+            log.warn(LOG, TENANT, "SwitchML " + session.describe() + " reclaimed: no rank registered and no packet"
+                    + " reached the switch for " + TimeUnit.NANOSECONDS.toSeconds(idleNanos) + " s");
             remove(session);
         }
         return idle.size();
@@ -396,14 +401,16 @@ final class SwitchmlSessions {
                     + e.getMessage()));
         }
         session.jobNumber = number;
-        LOG.info("SwitchML {} installed as job number {}: workers {}, {} B packets", session.name(), number,
-                session.ranks.values().stream().map(InetAddress::getHostAddress).toList(), session.size.bytes());
+        log.info(LOG, TENANT, "SwitchML " + session.name() + " installed as job number " + number + ": workers "
+                + session.ranks.values().stream().map(InetAddress::getHostAddress).toList() + ", " + session.size.bytes()
+                + " B packets");
     }
 
     /** Forgets a session the switch refused; returns the error for the rank that completed it. */
     private ControlException refuse(Session session, ControlException error) {
         sessions.remove(session.id, session);
-        LOG.warn("{}; the session's other ranks were answered when they registered and will wait in vain", error.getMessage());
+        log.warn(LOG, TENANT, error.getMessage() + "; the session's other ranks were answered when they registered and will"
+                + " wait in vain");
         return error;
     }
 

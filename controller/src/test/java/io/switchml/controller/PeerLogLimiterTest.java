@@ -50,13 +50,41 @@ class PeerLogLimiterTest {
     }
 
     @Test
-    void aFloodFromManyAddressesIsBoundedAndForgottenPeersCountsAreWrittenOut() {
+    void aFloodFromManyAddressesIsBoundedAndSummedUpInOneLine() {
         for (int p = 0; p < PeerLogLimiter.MAX_PEERS + 10; p++) {
             log.log("peer-" + p, "first of " + p);
             log.log("peer-" + p, "second of " + p);
         }
         assertThat(log.peers()).isEqualTo(PeerLogLimiter.MAX_PEERS);
-        assertThat(lines).filteredOn(l -> l.endsWith("after the one logged")).hasSize(10)
-                .first().isEqualTo("peer-0: 1 more malformed requests in the 60 s after the one logged");
+        assertThat(lines).as("one line per peer, no summary yet").hasSize(PeerLogLimiter.MAX_PEERS + 10);
+        clock.addAndGet(Duration.ofMinutes(1).toNanos());
+        log.flush();
+        assertThat(lines).hasSize(PeerLogLimiter.MAX_PEERS + 11).last().asString()
+                .startsWith((PeerLogLimiter.MAX_PEERS + 10) + " more malformed requests from " + (PeerLogLimiter.MAX_PEERS + 10)
+                        + " peers, not logged (most from ");
+        assertThat(log.suppressed()).isEqualTo(PeerLogLimiter.MAX_PEERS + 10);
+    }
+
+    @Test
+    void aBudgetPerPeerAndInAllBoundsTheLinesOfAnInterval() {
+        List<String> out = new ArrayList<>();
+        PeerLogLimiter budget = new PeerLogLimiter("lines about jobs", Duration.ofMinutes(1), 20, 30, clock::get, out::add);
+        for (int i = 0; i < 100; i++) {
+            budget.log("a", "a " + i);
+        }
+        assertThat(out).hasSize(20).last().isEqualTo("a 19 (more from a within 60 s are counted, not logged)");
+        for (int i = 0; i < 100; i++) {
+            budget.log("b", "b " + i);
+        }
+        assertThat(out).as("the total is spent after 10 of b's").hasSize(30).last()
+                .isEqualTo("b 9 (more from anyone within 60 s are counted, not logged)");
+        assertThat(budget.suppressed()).isEqualTo(170);
+        clock.addAndGet(Duration.ofMinutes(1).toNanos());
+        budget.flush();
+        assertThat(out.subList(30, out.size())).containsExactly(
+                "a: 80 more lines about jobs in the 60 s after the 20 logged",
+                "b: 90 more lines about jobs in the 60 s after the 10 logged");
+        budget.log("b", "b again");
+        assertThat(out).last().isEqualTo("b again");
     }
 }

@@ -55,7 +55,7 @@ class SwitchmlSessionErrorsTest {
         dataplane = AggregationSwitch.start(new SwitchConfig().bindAddress("0.0.0.0").basePort(0));
         timer = Executors.newSingleThreadScheduledExecutor();
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addServices(SwitchmlServices.create(dataplane, new SwitchmlSessions(dataplane), timer, WAIT_MS)).build().start();
+                .addServices(SwitchmlServices.create(dataplane, new SwitchmlSessions(dataplane, JobLog.flushedBy(timer)), timer, WAIT_MS)).build().start();
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
     }
 

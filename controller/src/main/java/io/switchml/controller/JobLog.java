@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 final class JobLog {
     static final Duration INTERVAL = Duration.ofMinutes(1);
     static final int PER_TENANT = 30;
-    static final int TOTAL = 300;
+    static final int TOTAL = 200;
     private static final Logger LOG = LoggerFactory.getLogger(JobLog.class);
 
     private final PeerLogLimiter limiter;

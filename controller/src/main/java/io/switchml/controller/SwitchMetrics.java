@@ -307,7 +307,7 @@ public final class SwitchMetrics implements AutoCloseable {
                 }))
                 .register(registry);
         CounterWithCallback.builder().name(PREFIX + "log_lines_not_written")
-                .help("Lines about jobs that callers caused beyond their share of the log (30 a minute per tenant, 300 in"
+                .help("Lines about jobs that callers caused beyond their share of the log (30 a minute per tenant, 200 in"
                         + " all), counted instead of written.")
                 .callback(cb -> cb.call(jobs.logLinesNotWritten()))
                 .register(registry);

@@ -21,7 +21,7 @@ import java.time.Duration;
         description = "Inspect a running switch through its controller: its jobs, one job's slot bitmaps, its counters;"
                 + " change its drop simulator.",
         subcommands = {CtlJobsCommand.class, CtlJobCommand.class, CtlStatsCommand.class, CtlDropCommand.class,
-                CtlSecretCommand.class})
+                CtlSecretCommand.class, CtlEndSessionCommand.class})
 final class CtlCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -82,10 +82,16 @@ final class SwitchCommand implements Callable<Integer> {
     Long poolBytes;
 
     @Option(names = "--tenant-quota-bytes", paramLabel = "BYTES",
-            description = "Register memory the running jobs of one tenant (the source address of a job's first join)"
-                    + " may hold together; beyond it a job gets a smaller window or is refused (default: no limit"
-                    + " beyond --pool-bytes).")
+            description = "Register memory the running jobs of one tenant (its client certificate's subject, else the"
+                    + " address of a job's first join, every loopback address one tenant) may hold together; beyond it a"
+                    + " job gets a smaller window or is refused (default: no limit beyond --tenant-share).")
     Long tenantQuotaBytes;
+
+    @Option(names = "--tenant-share", paramLabel = "SHARE", defaultValue = "" + ControllerSecurity.DEFAULT_TENANT_SHARE,
+            description = "The share (0..1] of the pool's slots and bytes and of the job table that one tenant's jobs may"
+                    + " hold; SwitchML's sessions are one tenant; the operator's jobs are not counted; 1 turns shares off"
+                    + " (default: ${DEFAULT-VALUE}: no tenant can take the whole switch).")
+    double tenantShare;
 
     @Option(names = "--job-quota", defaultValue = "0",
             description = "The most slots one job may hold; a job asking for more gets a smaller window (default: the"
@@ -155,7 +161,7 @@ final class SwitchCommand implements Callable<Integer> {
             config.poolBytes(poolBytes);
         }
         ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
-                .switchmlSessions(SessionPolicy.parse(switchmlSessions));
+                .switchmlSessions(SessionPolicy.parse(switchmlSessions)).tenantShare(tenantShare);
         if (tenantQuotaBytes != null) {
             security.tenantQuotaBytes(tenantQuotaBytes);
         }

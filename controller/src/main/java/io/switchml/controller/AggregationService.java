@@ -109,7 +109,7 @@ public final class AggregationService implements AutoCloseable {
             String announced = dataplane.bindAddress().isAnyLocalAddress() ? "" : bind;
             JobLog jobLog = JobLog.flushedBy(timer);
             JobRegistry registry = new JobRegistry(dataplane, timer, security, leaf, jobLog);
-            SwitchmlSessions sessions = new SwitchmlSessions(dataplane, jobLog);
+            SwitchmlSessions sessions = new SwitchmlSessions(dataplane, jobLog, security.tenantShare());
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
             MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);

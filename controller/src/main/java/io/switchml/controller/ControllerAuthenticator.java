@@ -10,6 +10,11 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.switchml.controller.proto.ControllerGrpc;
 
+import java.net.InetAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import java.net.InetSocketAddress;
 import java.util.Set;
 
@@ -59,9 +64,24 @@ final class ControllerAuthenticator implements ServerInterceptor {
         String secret = headers.get(JOB_SECRET);
         InetSocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
                 ? a : null;
-        Caller caller = new Caller(operator, secret == null ? null : Secrets.digest(secret),
-                remote == null ? null : remote.getAddress());
+        InetAddress address = remote == null ? null : remote.getAddress();
+        Caller caller = new Caller(operator, secret == null ? null : Secrets.digest(secret), address,
+                Caller.tenantOf(certificateSubject(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION)), address));
         return Contexts.interceptCall(Context.current().withValue(Caller.KEY, caller), call, headers, next);
+    }
+
+    /** The subject of the client's certificate, where mutual TLS asked for one; null otherwise. */
+    private static String certificateSubject(SSLSession session) {
+        if (session == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = session.getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate x509
+                    ? x509.getSubjectX500Principal().getName() : null;
+        } catch (SSLPeerUnverifiedException e) {
+            return null; // TLS without client certificates
+        }
     }
 
     private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, String why) {

@@ -12,6 +12,8 @@ import java.util.Objects;
  */
 public final class ControllerSecurity {
     /** Ranks waiting to join, all jobs and peers together. */
+    /** A tenant's share of the pool and the job table unless the operator says otherwise. */
+    public static final double DEFAULT_TENANT_SHARE = 0.5;
     public static final int DEFAULT_MAX_PENDING_JOINS = 4096;
     /** Ranks waiting to join from one peer address: a host of 256 ranks of four jobs fits. */
     public static final int DEFAULT_MAX_PENDING_JOINS_PER_PEER = 1024;
@@ -55,6 +57,7 @@ public final class ControllerSecurity {
     private int maxHealthWatches = DEFAULT_MAX_HEALTH_WATCHES;
     private int jobIdleTimeoutMs = DEFAULT_JOB_IDLE_TIMEOUT_MS;
     private long tenantQuotaBytes = Long.MAX_VALUE;
+    private double tenantShare = DEFAULT_TENANT_SHARE;
 
     /** The defaults: plaintext, no tokens. */
     public ControllerSecurity() {
@@ -146,7 +149,8 @@ public final class ControllerSecurity {
 
     /**
      * The most register memory (see {@code JobSpec.memoryBytes}) the running jobs of one tenant may hold
-     * together; a tenant is the source address of a job's first join. Default: no limit beyond the pool's.
+     * together, on top of its {@link #tenantShare}; a tenant is the certificate subject or the address of a
+     * job's first join ({@code Caller.tenantOf}). Default: no limit beyond the share.
      */
     public ControllerSecurity tenantQuotaBytes(long bytes) {
         if (bytes < 1) {
@@ -158,6 +162,24 @@ public final class ControllerSecurity {
 
     public long tenantQuotaBytes() {
         return tenantQuotaBytes;
+    }
+
+    /**
+     * The share of the switch one tenant's jobs may hold (docs/security.md, "Fair shares"): of the pool's
+     * slots and register bytes, and of the job table (running and forming jobs). The operator's jobs are not
+     * counted. 1 turns the shares off. Default {@value #DEFAULT_TENANT_SHARE}: two tenants can fill the
+     * switch, one cannot.
+     */
+    public ControllerSecurity tenantShare(double share) {
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException("tenantShare must be in (0, 1], not " + share);
+        }
+        this.tenantShare = share;
+        return this;
+    }
+
+    public double tenantShare() {
+        return tenantShare;
     }
 
     public int jobIdleTimeoutMs() {
@@ -258,6 +280,7 @@ public final class ControllerSecurity {
                 + ", maxPendingJoinsPerPeer=" + maxPendingJoinsPerPeer + ", joinsPerSecondPerPeer=" + joinsPerSecondPerPeer
                 + ", joinBurstPerPeer=" + joinBurstPerPeer + ", maxMeetingsPerJob=" + maxMeetingsPerJob
                 + ", maxJoinWaitMs=" + maxJoinWaitMs + ", callThreads=" + callThreads + ", maxHealthWatches="
-                + maxHealthWatches + ", jobIdleTimeoutMs=" + jobIdleTimeoutMs + ", tenantQuotaBytes=" + tenantQuotaBytes + "}";
+                + maxHealthWatches + ", jobIdleTimeoutMs=" + jobIdleTimeoutMs + ", tenantQuotaBytes=" + tenantQuotaBytes
+                + ", tenantShare=" + tenantShare + "}";
     }
 }

@@ -42,8 +42,10 @@ final class Job {
     final byte[] secretDigest;
     /** The address each joining rank's call came from (null where unknown), to cap what one peer may hold. */
     final Map<Integer, java.net.InetAddress> joinPeers = new HashMap<>();
-    /** Whose quota of register memory the job counts against: its first join's source address; null: none (the operator). */
-    java.net.InetAddress tenant;
+    /** Each joining rank's tenant ({@link Caller#tenantOf}), to cap what one tenant may have waiting. */
+    final Map<Integer, String> joinTenants = new HashMap<>();
+    /** Whose share of the switch the job counts against: its first join's tenant; null: none (the operator). */
+    String tenant;
     /** Each rank's latest transport report and when it arrived (System.nanoTime()), in rank order. */
     final Map<Integer, TransportReports.Received> transport = new TreeMap<>();
 

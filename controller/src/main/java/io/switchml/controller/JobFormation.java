@@ -6,6 +6,7 @@ import io.switchml.controller.proto.JoinRequest;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.InsufficientSlotsException;
 import io.switchml.dataplane.JobSpec;
+import io.switchml.dataplane.SlotPool;
 import io.switchml.dataplane.WorkerEndpoint;
 import io.switchml.protocol.LeafRanks;
 import io.switchml.protocol.PayloadSize;
@@ -109,13 +110,19 @@ final class JobFormation {
                     + " Wait for the job to end (every rank closes its context) or use another job name"));
             return () -> { };
         }
-        String full = pendingJoinsFull(caller.peer());
+        String full = pendingJoinsFull(caller.operator() ? null : caller.tenant());
         if (full != null) {
             reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "rank " + rank + " cannot join job '" + name
                     + "': " + full));
             return () -> { };
         }
         if (job == null) {
+            String tableFull = jobTableShareFull(caller.operator() ? null : caller.tenant());
+            if (tableFull != null) {
+                reply.error(new ControlException(Status.RESOURCE_EXHAUSTED, "rank " + rank + " cannot join job '" + name
+                        + "': " + tableFull));
+                return () -> { };
+            }
             byte[] secret = required != null ? required : caller.jobSecretDigest();
             if (spine == null) {
                 job = new Job(name, request.getParameters(), secret);
@@ -125,7 +132,7 @@ final class JobFormation {
                 job = new Job(name, request.getParameters(), secret, LeafRanks.firstRank(role.leafIndex(), role.leaves(), n),
                         LeafRanks.rankCount(role.leafIndex(), role.leaves(), n));
             }
-            job.tenant = caller.operator() ? null : caller.peer();
+            job.tenant = caller.operator() ? null : caller.tenant();
             byName.put(name, job);
         } else if (!job.parameters.equals(request.getParameters())) {
             reply.error(new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " joins job '" + name
@@ -166,6 +173,7 @@ final class JobFormation {
             }
         };
         job.joinPeers.put(rank, caller.peer());
+        job.joinTenants.put(rank, caller.operator() ? null : caller.tenant());
         int waitMs = Math.min(request.getTimeoutMs(), security.maxJoinWaitMs());
         job.joinTimeoutMs = Math.max(job.joinTimeoutMs, waitMs);
         if (request.getWatch()) {
@@ -249,17 +257,17 @@ final class JobFormation {
      * Counted afresh each time (at most {@link ControllerSecurity#maxPendingJoins} ranks), so that no
      * path that ends a wait can leave a count wrong.
      */
-    private String pendingJoinsFull(InetAddress peer) {
+    private String pendingJoinsFull(String tenant) {
         int total = 0;
-        int fromPeer = 0;
+        int fromTenant = 0;
         for (Job forming : byName.values()) {
             if (forming.installed()) {
                 continue;
             }
             for (Integer r : forming.joining.values().keySet()) {
                 total++;
-                if (peer != null && peer.equals(forming.joinPeers.get(r))) {
-                    fromPeer++;
+                if (tenant != null && tenant.equals(forming.joinTenants.get(r))) {
+                    fromTenant++;
                 }
             }
         }
@@ -267,9 +275,9 @@ final class JobFormation {
             return "the controller already holds " + total + " ranks waiting for their jobs to form, its limit; retry once"
                     + " jobs have formed or their joins timed out";
         }
-        if (peer != null && fromPeer >= security.maxPendingJoinsPerPeer()) {
-            return peer.getHostAddress() + " already has " + fromPeer + " ranks waiting for their jobs to form, the limit"
-                    + " per address; retry once those jobs have formed or their joins timed out";
+        if (tenant != null && fromTenant >= security.maxPendingJoinsPerPeer()) {
+            return "tenant " + tenant + " already has " + fromTenant + " ranks waiting for their jobs to form, the limit"
+                    + " per tenant; retry once those jobs have formed or their joins timed out";
         }
         return null;
     }
@@ -295,7 +303,7 @@ final class JobFormation {
             return;
         }
         job.watchGraceMs.remove(rank);
-        log.info(LOG, job.joinPeers.get(rank), "rank " + rank + " of job '" + job.name
+        log.info(LOG, job.joinTenants.get(rank), "rank " + rank + " of job '" + job.name
                 + "' went away while waiting for the other ranks to join");
         if (job.joining.empty()) {
             byName.remove(job.name, job);
@@ -351,6 +359,12 @@ final class JobFormation {
 
     /** Installs the job; a leaf's ({@code membership} not null) with the spine's window and its uplink. */
     private void install(Job job, SpineMembership membership) {
+        String tableFull = jobTableShareFull(job.tenant);
+        if (tableFull != null) {
+            refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "job '" + job.name + "' cannot be installed: "
+                    + tableFull));
+            return;
+        }
         int number = freeJobNumber();
         if (number < 0) {
             refuse(job, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch already runs "
@@ -412,18 +426,52 @@ final class JobFormation {
         byName.remove(job.name, job);
     }
 
-    /** The job's tenant and the register memory its other running jobs leave it (see {@link SlotAdmission.Tenant}). */
+    /**
+     * The job's tenant and what its other running jobs leave it of its share of the pool's bytes and slots and
+     * of its byte quota (see {@link SlotAdmission.Tenant}).
+     */
     private SlotAdmission.Tenant tenantOf(Job job) {
         if (job.tenant == null) {
             return SlotAdmission.Tenant.UNLIMITED;
         }
-        long used = 0;
+        long usedBytes = 0;
+        long usedSlots = 0;
         for (Job other : byNumber) {
             if (other != null && other != job && job.tenant.equals(other.tenant) && other.installed() && !other.aborted()) {
-                used += dataplane.job(other.number).map(JobSpec::memoryBytes).orElse(0L);
+                JobSpec spec = dataplane.job(other.number).orElse(null);
+                if (spec != null) {
+                    usedBytes += spec.memoryBytes();
+                    usedSlots += spec.slots();
+                }
             }
         }
-        return new SlotAdmission.Tenant(job.tenant.getHostAddress(), security.tenantQuotaBytes() - used);
+        SlotPool pool = dataplane.slotPool();
+        double share = security.tenantShare();
+        long shareBytes = share >= 1 ? Long.MAX_VALUE : (long) (pool.poolBytes() * share);
+        long shareSlots = share >= 1 ? Long.MAX_VALUE : (long) (pool.poolSlots() * share);
+        boolean quota = security.tenantQuotaBytes() < shareBytes;
+        long freeBytes = Math.min(shareBytes, security.tenantQuotaBytes()) - usedBytes;
+        return new SlotAdmission.Tenant(job.tenant, freeBytes, shareSlots == Long.MAX_VALUE ? Long.MAX_VALUE
+                : shareSlots - usedSlots, quota ? "--tenant-quota-bytes" : "its share of the switch, --tenant-share " + share);
+    }
+
+    /**
+     * Why {@code tenant} may not install another job: its running jobs hold its share of the job table already
+     * (forming jobs are bounded by the waiting joins' caps); null when it may.
+     */
+    private String jobTableShareFull(String tenant) {
+        if (tenant == null || security.tenantShare() >= 1) {
+            return null;
+        }
+        int limit = Math.max(1, (int) (ProtocolConstants.MAX_JOBS * security.tenantShare()));
+        int held = 0;
+        for (Job j : byNumber) {
+            if (j != null && tenant.equals(j.tenant) && !j.aborted()) {
+                held++;
+            }
+        }
+        return held < limit ? null : "tenant " + tenant + " already runs " + held + " jobs, its share of the switch's "
+                + ProtocolConstants.MAX_JOBS + " job numbers (--tenant-share " + security.tenantShare() + "); end one first";
     }
 
     /** What admission charges per slot of a job with these parameters. */

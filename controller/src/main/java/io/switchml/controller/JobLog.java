@@ -1,6 +1,5 @@
 package io.switchml.controller;
 
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -10,9 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The lines about jobs that callers' calls cause (a job installed, ended, aborted, a join withdrawn, a
  * seat claimed twice, a SwitchML session replaced): at most {@link #PER_TENANT} a minute per tenant
- * and {@link #TOTAL} in all, the rest counted and summed up once a minute (security round 4: a churn
- * of well-formed joins and leaves wrote 249 KB/s). A tenant is the caller's address, every loopback
- * address one tenant; the operator's calls are not limited.
+ * ({@link Caller#tenantOf}) and {@link #TOTAL} in all, the rest counted and summed up once a minute
+ * (security round 4: a churn of well-formed joins and leaves wrote 249 KB/s); the operator's calls
+ * are not limited.
  */
 final class JobLog {
     static final Duration INTERVAL = Duration.ofMinutes(1);
@@ -35,16 +34,6 @@ final class JobLog {
     }
 
     /** {@code line} at info level on {@code log}, within {@code tenant}'s budget (null: the operator's, always). */
-    void info(Logger log, InetAddress tenant, String line) {
-        info(log, tenantOf(tenant), line);
-    }
-
-    /** The same at warn level. */
-    void warn(Logger log, InetAddress tenant, String line) {
-        warn(log, tenantOf(tenant), line);
-    }
-
-    /** {@code line} at info level within the budget of the tenant named {@code tenant} (null: always). */
     void info(Logger log, String tenant, String line) {
         if (tenant == null) {
             log.info(line);
@@ -65,9 +54,5 @@ final class JobLog {
     /** Lines counted instead of written so far. */
     long suppressed() {
         return limiter.suppressed();
-    }
-
-    private static String tenantOf(InetAddress address) {
-        return address == null ? null : address.isLoopbackAddress() ? "loopback" : address.getHostAddress();
     }
 }

@@ -51,18 +51,23 @@ final class SlotAdmission {
     }
 
     /**
-     * Whose jobs share a quota of register memory (the source address of a job's first join: the one thing
-     * known of every caller), and how many more bytes its jobs may hold.
+     * Whose jobs share a quota ({@link Caller#tenantOf}), how many more register bytes and slots its jobs may
+     * hold, and what limits them (named in a refusal).
      */
-    record Tenant(String name, long freeBytes) {
-        static final Tenant UNLIMITED = new Tenant("", Long.MAX_VALUE);
+    record Tenant(String name, long freeBytes, long freeSlots, String limit) {
+        static final Tenant UNLIMITED = new Tenant("", Long.MAX_VALUE, Long.MAX_VALUE, "");
+
+        Tenant(String name, long freeBytes) {
+            this(name, freeBytes, Long.MAX_VALUE, "--tenant-quota-bytes");
+        }
     }
 
     /** As {@link #grant(String, int, int, long, SlotPool)}, within the tenant's quota too. */
     static Grant grant(String jobName, int threads, int slotsPerThread, long slotBytes, SlotPool pool, Tenant tenant) {
         long asked = (long) threads * slotsPerThread;
         int poolGrantable = Math.max(0, pool.grantableSlots(slotBytes));
-        int grantable = (int) Math.min(poolGrantable, Math.max(0, tenant.freeBytes()) / Math.max(1, slotBytes));
+        int grantable = (int) Math.min(Math.min(poolGrantable, Math.max(0, tenant.freeBytes()) / Math.max(1, slotBytes)),
+                Math.max(0, tenant.freeSlots()));
         if (asked <= grantable) {
             return new Grant(slotsPerThread, "");
         }
@@ -71,12 +76,13 @@ final class SlotAdmission {
         String request = "job '" + jobName + "' asks for " + threads + " threads x " + slotsPerThread + " slots = "
                 + asked + " slots of " + slotBytes + " bytes, but " + (grantable < poolGrantable
                 ? "its tenant " + tenant.name() + " may hold only " + Math.max(0, tenant.freeBytes()) + " more bytes of"
-                + " register memory (--tenant-quota-bytes)" : pool.describe());
+                + " register memory" + (tenant.freeSlots() < Long.MAX_VALUE ? " and " + Math.max(0, tenant.freeSlots())
+                + " more slots" : "") + " (" + tenant.limit() + ")" : pool.describe());
         if (fitting < minimum) {
             throw new ControlException(Status.RESOURCE_EXHAUSTED, request + "; not even " + minimum
                     + " slots per thread (" + (long) minimum * threads + " slots) are left for it. Wait for a job to end,"
                     + " ask for fewer slots (slotsPerThread, threads), or start the switch with a larger --pool-slots,"
-                    + " --pool-bytes, --tenant-quota-bytes or --job-quota");
+                    + " --pool-bytes, --tenant-share, --tenant-quota-bytes or --job-quota");
         }
         return new Grant(fitting, request + "; it gets " + fitting + " slots per thread (" + (long) fitting * threads
                 + " slots) instead");

@@ -99,10 +99,17 @@ final class SwitchmlSessions {
     /** SwitchML's sessions carry no credentials: their lines share one budget (JobLog). */
     private static final String TENANT = "SwitchML sessions";
     private final JobLog log;
+    private final double tenantShare;
 
     SwitchmlSessions(AggregationSwitch dataplane, JobLog log) {
+        this(dataplane, log, 1);
+    }
+
+    /** @param tenantShare the share of the pool all sessions together may hold (they are one tenant), at least one session's */
+    SwitchmlSessions(AggregationSwitch dataplane, JobLog log, double tenantShare) {
         this.dataplane = dataplane;
         this.log = log;
+        this.tenantShare = tenantShare;
     }
 
     /**
@@ -294,7 +301,26 @@ final class SwitchmlSessions {
         if (Math.min(pool.jobQuotaSlots(), pool.freeSlots() + freed) < ProtocolConstants.MAX_SLOTS) {
             return "the switch cannot take " + session.name() + ": " + pool.describe() + tooSmall();
         }
+        // Sessions carry no credentials: together they are one tenant, with one tenant's share of the pool.
+        long share = Math.max(ProtocolConstants.MAX_SLOTS, (long) (pool.poolSlots() * tenantShare));
+        long held = (long) ProtocolConstants.MAX_SLOTS * (installedSessions() - (freesNumber ? 1 : 0));
+        if (held + ProtocolConstants.MAX_SLOTS > share) {
+            return "the switch cannot take " + session.name() + ": SwitchML's sessions hold " + held + " slots, their"
+                    + " share of the pool (--tenant-share " + tenantShare + " of " + pool.poolSlots() + " slots, at least one"
+                    + " session's " + ProtocolConstants.MAX_SLOTS + "); wait for one to end, or end one with"
+                    + " `switchml ctl end-session`";
+        }
         return null;
+    }
+
+    private int installedSessions() {
+        int installed = 0;
+        for (Session s : sessions.values()) {
+            if (s.installed()) {
+                installed++;
+            }
+        }
+        return installed;
     }
 
     private static String tooManyJobs(Session session) {

@@ -9,6 +9,8 @@ import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.controller.compat.proto.UdpSessionResponse;
 import io.switchml.controller.proto.TransportReport;
 import io.switchml.controller.proto.WorkerTransport;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +53,26 @@ class IdleJobTest extends ControllerTestSupport {
         assertThat(service.dataplane().job(number)).as("the job that kept reporting").isPresent();
         stub().leave(leave(number, 0));
         stub().leave(leave(number, 1));
+    }
+
+    /** Security round 4, finding 3: packets without progress (one rank's, or a spoofer's) do not keep a job alive. */
+    @Test
+    void packetsThatCompleteNoRoundDoNotKeepAJobAlive() throws Exception {
+        int number = formJob("stuck", 2, 42_000);
+        try (DatagramSocket rank0 = new DatagramSocket(new InetSocketAddress(LOOPBACK, 42_000))) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_DEADLINE_MS + 4L * IDLE_MS);
+            int sent = 0;
+            while (service.dataplane().job(number).isPresent()) {
+                sendPacket(rank0, number, 0, 0, 0); // rank 1 never sends: the round never completes
+                sent++;
+                awaitCounter("packets_received", sent);
+                assertThat(System.nanoTime()).as("job %d reclaimed while its rank 0 sends packets", number)
+                        .isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            // Every 50 ms or so a packet reached it for longer than the idle limit: such packets used to keep it forever.
+            assertThat(sent).as("packets reached the switch while the job was idle").isGreaterThan(IDLE_MS / 100);
+        }
     }
 
     @Test

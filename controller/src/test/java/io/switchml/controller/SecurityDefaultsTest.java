@@ -66,8 +66,9 @@ class SecurityDefaultsTest {
                 .anySatisfy(w -> assertThat(w).contains("without TLS"))
                 .anySatisfy(w -> assertThat(w).contains("without an operator token"))
                 .anySatisfy(w -> assertThat(w).contains("--require-job-secrets")
-                        .contains("take a free seat of a job").contains("cancel a forming job")
-                        .contains("leaving or aborting a job needs that id").doesNotContain("join, leave or abort"))
+                        .contains("this project's launchers").contains("take a free seat of a job that has none")
+                        .contains("cancel such a job while it forms").contains("leaving or aborting any job needs that id")
+                        .doesNotContain("join, leave or abort"))
                 .anySatisfy(w -> assertThat(w).contains("--switchml-sessions")));
     }
 

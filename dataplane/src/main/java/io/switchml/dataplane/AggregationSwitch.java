@@ -200,8 +200,8 @@ public final class AggregationSwitch implements AutoCloseable {
     }
 
     /**
-     * A number that changes while the job's workers send it valid packets (no count: read it twice and
-     * compare); empty when the job is not installed. For the controller's idle check.
+     * A number that changes while the job's rounds complete (no count: read it twice and compare); empty
+     * when the job is not installed. For the controller's idle check.
      */
     public OptionalInt activity(int jobNumber) {
         if (job(jobNumber).isEmpty()) {

@@ -83,7 +83,6 @@ final class SwitchProgram {
             counters.increment(DropReason.NOT_A_RING_WORKER);
             return NextStep.DROP;
         }
-        activity.count(job.spec().jobNumber());
         AggregationPacket aggregation = metadata.packet;
         int set = metadata.set;
         int slot = metadata.slot;
@@ -132,6 +131,10 @@ final class SwitchProgram {
             }
             counters.increment(SwitchCounter.CONTRIBUTIONS);
             complete = job.workersCounter().complete(set, slot);
+            if (complete) {
+                // Progress, not mere packets: one rank's packets never complete a round of several.
+                activity.count(job.spec().jobNumber());
+            }
             if (complete && staging != null) {
                 completeWithStaging(staging, job, set, slot);
             }
@@ -183,6 +186,7 @@ final class SwitchProgram {
         job.processor().apply(set, slot, true, aggregation, metadata.elements, kernels);
         aggregation.jobNumber(job.spec().jobNumber());
         counters.increment(SwitchCounter.SPINE_RESULTS);
+        activity.count(job.spec().jobNumber());
         sender.multicast(job, metadata.slot, metadata.thread, sourcePort, packet);
         return NextStep.MULTICAST;
     }

@@ -6,6 +6,7 @@ import io.switchml.api.ControlPlaneException;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.ReferenceAllReduce;
 import io.switchml.controller.AggregationService;
+import io.switchml.controller.ControllerSecurity;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.SwitchConfig;
@@ -106,8 +107,10 @@ class AdmissionTest {
         }
     }
 
+    /** Without tenant shares: these jobs, all of one tenant (loopback), are to fill the pool (FairShareTest has the shares). */
     private static AggregationService start(SwitchConfig config) {
-        return AggregationService.start(config.bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
+        return AggregationService.start(config.bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0,
+                new ControllerSecurity().tenantShare(1));
     }
 
     private static UnaryOperator<SwitchMLConfig.Builder> window(int threads, int slotsPerThread) {

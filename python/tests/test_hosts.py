@@ -127,8 +127,10 @@ def test_torchrun_over_three_hosts_through_a_switch_on_a_fourth(hosts, launcher,
     switch_host = HOSTS
     switch_address = hosts.address(switch_host)
     switch_log = tmp_path / "switch.log"
+    # The hosts are the test's own namespaces: the switch trusts their networks (else protected mode refuses them).
     switch = hosts.start(switch_host, [launcher, "switch", "--bind", switch_address, "--controller-bind", switch_address,
-                                       "--port", "0", "--controller-port", "0"], switch_log, dict(os.environ))
+                                       "--port", "0", "--controller-port", "0", "--trusted-networks", "on"],
+                         switch_log, dict(os.environ))
     controller = _wait_for(r"ready: controller (\S+) ", switch_log, switch, 90, "switch ready").group(1)
 
     out = tmp_path / "out"

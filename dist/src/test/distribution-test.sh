@@ -167,7 +167,8 @@ else
   }
   # Not through on(): $! must be the switch's JVM (ip netns exec, env and the launcher exec it), as above.
   ip netns exec "$ns_prefix-sw" env -i PATH="$tools" HOME="$work/home" JAVA_HOME="$java_home" \
-    "$lean/bin/switchml" switch --bind 10.77.0.1 --controller-bind 10.77.0.1 > "$work/switch.log" 2>&1 &
+    "$lean/bin/switchml" switch --bind 10.77.0.1 --controller-bind 10.77.0.1 --trusted-networks 10.77.0.0/16 \
+    > "$work/switch.log" 2>&1 &
   switch_pid=$!
   await_switch
   pids=()

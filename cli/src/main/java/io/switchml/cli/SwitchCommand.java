@@ -4,7 +4,7 @@ import io.switchml.client.SecretFiles;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.MetricsOptions;
-import io.switchml.controller.SessionPolicy;
+import io.switchml.controller.NetworkPolicy;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.ProtocolConstants;
@@ -143,6 +143,12 @@ final class SwitchCommand implements Callable<Integer> {
                     + " peers in the listed subnets (default: ${DEFAULT-VALUE}).")
     String switchmlSessions;
 
+    @Option(names = "--trusted-networks", paramLabel = "on|CIDR,...",
+            description = "Networks whose control-plane calls the switch takes besides its own host's: every network (on)"
+                    + " or the listed subnets. Default: with credentials (--operator-token-file or --tls-client-ca) every"
+                    + " network, without them this host only (protected mode).")
+    String trustedNetworks;
+
     @Mixin
     LeafOptions leaf;
 
@@ -161,7 +167,10 @@ final class SwitchCommand implements Callable<Integer> {
             config.poolBytes(poolBytes);
         }
         ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
-                .switchmlSessions(SessionPolicy.parse(switchmlSessions)).tenantShare(tenantShare);
+                .switchmlSessions(NetworkPolicy.parse("--switchml-sessions", switchmlSessions)).tenantShare(tenantShare);
+        if (trustedNetworks != null) {
+            security.trustedNetworks(NetworkPolicy.parse("--trusted-networks", trustedNetworks));
+        }
         if (tenantQuotaBytes != null) {
             security.tenantQuotaBytes(tenantQuotaBytes);
         }
@@ -198,7 +207,7 @@ final class SwitchCommand implements Callable<Integer> {
         }
         String ready = "switchml switch ready: controller " + controllerBind + ":" + service.controllerPort()
                 + " (gRPC), dataplane UDP " + bind + " ports " + Arrays.toString(service.dataplane().ports())
-                + leaf.describe();
+                + leaf.describe() + "; " + security.describeTrust();
         System.out.println(ready);
         System.out.flush();
         SystemdNotify.ready(ready, System.getenv(), System.err);

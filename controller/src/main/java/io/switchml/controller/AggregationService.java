@@ -113,13 +113,15 @@ public final class AggregationService implements AutoCloseable {
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
             MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);
+            // The last interceptor runs first: protected mode before anything else.
+            NetworkAccess networkAccess = new NetworkAccess(security);
             ServerServiceDefinition controller = malformed.guard(ServerInterceptors.intercept(
                     new ControllerService(registry, sessions, dataplane, announced, joinLimiter),
-                    new ControllerAuthenticator(security.operatorTokenDigest())));
+                    new ControllerAuthenticator(security.operatorTokenDigest()), networkAccess));
             SessionAccess sessionAccess = new SessionAccess(security.switchmlSessions());
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
-                    SwitchmlServices.WAIT_MS).stream().map(d -> malformed.guard(ServerInterceptors.intercept(d, sessionAccess)))
-                    .toList();
+                    SwitchmlServices.WAIT_MS).stream()
+                    .map(d -> malformed.guard(ServerInterceptors.intercept(d, sessionAccess, networkAccess))).toList();
             // Open to every caller, as load balancers and orchestrators probe it without credentials; so its garbage
             // goes through the same limiter as the others', and its Watch streams are capped.
             HealthStatusManager health = new HealthStatusManager();

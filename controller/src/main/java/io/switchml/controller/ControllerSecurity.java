@@ -46,7 +46,9 @@ public final class ControllerSecurity {
     private Path tlsClientCa;
     private byte[] operatorTokenDigest;
     private boolean requireJobSecrets;
-    private SessionPolicy switchmlSessions = SessionPolicy.ON;
+    private NetworkPolicy switchmlSessions = NetworkPolicy.ON;
+    /** Null: this host only when the switch has no credentials, everyone when it has (protected mode). */
+    private NetworkPolicy trustedNetworks;
     private int maxPendingJoins = DEFAULT_MAX_PENDING_JOINS;
     private int maxPendingJoinsPerPeer = DEFAULT_MAX_PENDING_JOINS_PER_PEER;
     private int joinsPerSecondPerPeer = DEFAULT_JOINS_PER_SECOND_PER_PEER;
@@ -91,8 +93,8 @@ public final class ControllerSecurity {
         return this;
     }
 
-    /** Who may use SwitchML's own session protocol, which carries no credentials. Default {@link SessionPolicy#ON}. */
-    public ControllerSecurity switchmlSessions(SessionPolicy policy) {
+    /** Who may use SwitchML's own session protocol, which carries no credentials. Default {@link NetworkPolicy#ON}. */
+    public ControllerSecurity switchmlSessions(NetworkPolicy policy) {
         this.switchmlSessions = Objects.requireNonNull(policy, "policy");
         return this;
     }
@@ -224,7 +226,50 @@ public final class ControllerSecurity {
         return requireJobSecrets;
     }
 
-    public SessionPolicy switchmlSessions() {
+    /**
+     * Who may make control-plane calls by address (docs/security.md, "Protected mode"): by default, a switch
+     * without credentials (no operator token, no client CA) takes them from this host only, and one with
+     * credentials from everyone; {@code on} trusts every network, a list of subnets those.
+     */
+    public ControllerSecurity trustedNetworks(NetworkPolicy policy) {
+        this.trustedNetworks = policy;
+        return this;
+    }
+
+    /** Whether an operator named networks to trust beyond this host. */
+    public boolean trustsOtherNetworks() {
+        return trustedNetworks != null && !trustedNetworks.off();
+    }
+
+    String trustedNetworksText() {
+        return trustedNetworks == null ? "not given" : trustedNetworks.toString();
+    }
+
+    /** Whether callers must prove who they are: an operator token or client certificates. */
+    public boolean credentials() {
+        return operatorTokenSet() || tlsClientCa() != null;
+    }
+
+    /** Whether control-plane calls from {@code peer} are taken ({@link #trustedNetworks(NetworkPolicy)}). */
+    public boolean trusts(java.net.InetAddress peer) {
+        if (trustedNetworks != null) {
+            return trustedNetworks.allows(peer) || peer != null && peer.isLoopbackAddress();
+        }
+        return credentials() || peer != null && peer.isLoopbackAddress();
+    }
+
+    /** Who may make control-plane calls, as a start-up line says it. */
+    public String describeTrust() {
+        if (trustedNetworks != null) {
+            return trustedNetworks.everyone() ? "control-plane calls from every network (--trusted-networks on)"
+                    : "control-plane calls from this host and " + trustedNetworks + " (--trusted-networks)";
+        }
+        return credentials() ? "control-plane calls from every network, with credentials"
+                : "protected mode: control-plane calls from this host only (no credentials; --trusted-networks to take"
+                + " them from others)";
+    }
+
+    public NetworkPolicy switchmlSessions() {
         return switchmlSessions;
     }
 

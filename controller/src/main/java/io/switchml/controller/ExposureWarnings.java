@@ -18,6 +18,13 @@ final class ExposureWarnings {
         if (loopback(controllerBind)) {
             return warnings;
         }
+        if (!security.credentials() && !security.trustsOtherNetworks()) {
+            // Protected mode: nobody beyond this host gets in, so no door is open; say why they are refused.
+            warnings.add("the controller listens on " + controllerBind + " but, without credentials, takes calls from this"
+                    + " host only (protected mode): workers on other hosts are refused until the switch is started with"
+                    + " --trusted-networks SUBNET,... (or on), or with --operator-token-file or --tls-client-ca");
+            return warnings;
+        }
         String where = "the controller listens on " + controllerBind + " (beyond loopback)";
         if (!security.tlsEnabled()) {
             warnings.add(where + " without TLS: tokens, secrets and job details cross the network in clear text"

@@ -10,13 +10,13 @@ import io.grpc.Status;
 import java.net.InetSocketAddress;
 
 /**
- * Lets only the peers that the {@link SessionPolicy} allows reach SwitchML's services: that protocol
+ * Lets only the peers that the {@link NetworkPolicy} allows reach SwitchML's services: that protocol
  * carries no credentials, so its address is all there is to check.
  */
 final class SessionAccess implements ServerInterceptor {
-    private final SessionPolicy policy;
+    private final NetworkPolicy policy;
 
-    SessionAccess(SessionPolicy policy) {
+    SessionAccess(NetworkPolicy policy) {
         this.policy = policy;
     }
 

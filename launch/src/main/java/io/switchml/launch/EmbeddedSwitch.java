@@ -4,6 +4,7 @@ import io.switchml.control.ControllerAddress;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.controller.LeafRole;
+import io.switchml.controller.NetworkPolicy;
 import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.SwitchConfig;
 import java.util.Arrays;
@@ -42,16 +43,17 @@ public final class EmbeddedSwitch implements AutoCloseable {
 
     /** The spine of an embedded hierarchy: its jobs' ranks are the leaves, which present no job secret. */
     static EmbeddedSwitch spine(String address, int switchPorts, double dropProbability) {
-        return new EmbeddedSwitch(AggregationService.start(config(address, switchPorts, dropProbability), address, 0),
-                address, dropProbability);
+        return new EmbeddedSwitch(AggregationService.start(config(address, switchPorts, dropProbability), address, 0,
+                new ControllerSecurity().trustedNetworks(NetworkPolicy.ON)), address, dropProbability);
     }
 
     /**
      * Every job a launcher starts carries a secret ({@link JobSecret}), so a switch that only launched workers join
-     * requires one: a stranger on the host can neither take a seat nor bind a job before its ranks.
+     * requires one: a stranger on the host can neither take a seat nor bind a job before its ranks. It takes calls
+     * from wherever its address is reached (Spark's executors on other hosts), which its launcher chose.
      */
     private static ControllerSecurity launchedJobsOnly() {
-        return new ControllerSecurity().requireJobSecrets(true);
+        return new ControllerSecurity().requireJobSecrets(true).trustedNetworks(NetworkPolicy.ON);
     }
 
     /** Leaf {@code index} of {@code leaves} under the spine whose controller is {@code spine} (docs/ARCHITECTURE.md section 9). */

@@ -21,6 +21,8 @@ public final class RackSwitch {
     public static final int CONTROLLER_PORT = 50099;
     /** The launchers give every job a secret ({@link JobSecret}), so the switches that their ranks join require one. */
     private static final List<String> SECRETS_REQUIRED = List.of("--require-job-secrets");
+    /** The rack's namespaces are reached from the rack only, so its switches trust its networks (protected mode). */
+    private static final List<String> RACK_TRUSTED = List.of("--trusted-networks", "on");
     private static final String SWITCH_READY = "switchml switch ready";
     /** How long a switch gets to close on SIGTERM before it is killed. */
     private static final long STOP_GRACE_SECONDS = 5;
@@ -104,6 +106,7 @@ public final class RackSwitch {
                 "--port", String.valueOf(SWITCH_PORT), "--ports", String.valueOf(switchPorts),
                 "--controller-port", String.valueOf(CONTROLLER_PORT)));
         options.addAll(role);
+        options.addAll(RACK_TRUSTED);
         return launch(ns, options, label, progress);
     }
 

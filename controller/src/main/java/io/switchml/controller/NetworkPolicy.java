@@ -6,18 +6,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Who may use SwitchML's own session protocol (services Session and Sync), which has no credentials:
- * nobody ({@code off}), everybody ({@code on}), or peers whose address lies in one of the listed
- * subnets ({@code 10.0.0.0/8,127.0.0.1/32}).
+ * Which peers may reach a service by their address alone: nobody ({@code off}), everybody
+ * ({@code on}), or peers whose address lies in one of the listed subnets
+ * ({@code 10.0.0.0/8,127.0.0.1/32}). For SwitchML's own session protocol (services Session and Sync),
+ * which has no credentials, and for a switch's trusted networks (protected mode).
  */
-public final class SessionPolicy {
-    public static final SessionPolicy ON = new SessionPolicy(true, List.of());
-    public static final SessionPolicy OFF = new SessionPolicy(false, List.of());
+public final class NetworkPolicy {
+    public static final NetworkPolicy ON = new NetworkPolicy(true, List.of());
+    public static final NetworkPolicy OFF = new NetworkPolicy(false, List.of());
 
     private final boolean all;
     private final List<Subnet> subnets;
 
-    private SessionPolicy(boolean all, List<Subnet> subnets) {
+    private NetworkPolicy(boolean all, List<Subnet> subnets) {
         this.all = all;
         this.subnets = subnets;
     }
@@ -25,9 +26,10 @@ public final class SessionPolicy {
     /**
      * {@code off}, {@code on} or a comma-separated list of IPv4 or IPv6 CIDR blocks.
      *
+     * @param option the option that gave it ({@code --switchml-sessions}), which an error names
      * @throws IllegalArgumentException naming the block that does not parse
      */
-    public static SessionPolicy parse(String text) {
+    public static NetworkPolicy parse(String option, String text) {
         String t = text == null ? "" : text.trim();
         if (t.equalsIgnoreCase("on")) {
             return ON;
@@ -38,14 +40,14 @@ public final class SessionPolicy {
         List<Subnet> subnets = new ArrayList<>();
         for (String item : t.split(",")) {
             if (!item.isBlank()) {
-                subnets.add(Subnet.parse(item.trim()));
+                subnets.add(Subnet.parse(option, item.trim()));
             }
         }
         if (subnets.isEmpty()) {
-            throw new IllegalArgumentException("SwitchML sessions: give off, on or a list of subnets such as"
+            throw new IllegalArgumentException(option + ": give off, on or a list of subnets such as"
                     + " 10.0.0.0/8,127.0.0.1/32, not '" + text + "'");
         }
-        return new SessionPolicy(false, List.copyOf(subnets));
+        return new NetworkPolicy(false, List.copyOf(subnets));
     }
 
     /** Whether a peer at this address may open sessions; null (an unknown peer) only when every peer may. */
@@ -71,27 +73,27 @@ public final class SessionPolicy {
 
     /** One CIDR block. */
     private record Subnet(byte[] network, int prefix, String text) {
-        static Subnet parse(String cidr) {
+        static Subnet parse(String option, String cidr) {
             int slash = cidr.indexOf('/');
             String address = slash < 0 ? cidr : cidr.substring(0, slash);
             // A literal only: a host name here would make start-up do a DNS lookup.
             if (!address.matches("[0-9a-fA-F:.]+")) {
-                throw new IllegalArgumentException("SwitchML sessions: '" + cidr + "' is not a subnet (ADDRESS/PREFIX)");
+                throw new IllegalArgumentException(option + ": '" + cidr + "' is not a subnet (ADDRESS/PREFIX)");
             }
             byte[] bytes;
             try {
                 bytes = InetAddress.getByName(address).getAddress();
             } catch (UnknownHostException e) {
-                throw new IllegalArgumentException("SwitchML sessions: '" + cidr + "' is not a subnet (ADDRESS/PREFIX)", e);
+                throw new IllegalArgumentException(option + ": '" + cidr + "' is not a subnet (ADDRESS/PREFIX)", e);
             }
             int prefix;
             try {
                 prefix = slash < 0 ? bytes.length * 8 : Integer.parseInt(cidr.substring(slash + 1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("SwitchML sessions: '" + cidr + "' has no prefix length after /", e);
+                throw new IllegalArgumentException(option + ": '" + cidr + "' has no prefix length after /", e);
             }
             if (prefix < 0 || prefix > bytes.length * 8) {
-                throw new IllegalArgumentException("SwitchML sessions: prefix /" + prefix + " of '" + cidr + "' outside 0.."
+                throw new IllegalArgumentException(option + ": prefix /" + prefix + " of '" + cidr + "' outside 0.."
                         + bytes.length * 8);
             }
             return new Subnet(bytes, prefix, cidr);

@@ -211,6 +211,11 @@ public final class AggregationService implements AutoCloseable {
         return registry.logLinesNotWritten();
     }
 
+    /** Calls for jobs their caller is no member of (wrong or missing job ids), since the start. */
+    public long foreignJobCalls() {
+        return registry.foreignJobCalls();
+    }
+
     public int pendingJoins() {
         return registry.pendingJoins();
     }

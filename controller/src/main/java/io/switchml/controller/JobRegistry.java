@@ -59,6 +59,9 @@ final class JobRegistry {
     }
 
     /** The most job names with an issued secret at once; issuing is the operator's, so this only bounds mistakes. */
+    /** Calls for jobs a tenant is no member of, sustained and at once, before it is refused. */
+    static final int FOREIGN_CALLS_PER_SECOND = 10;
+    static final int FOREIGN_CALLS_BURST = 100;
     static final int MAX_ISSUED_SECRETS = 65_536;
 
     private final AggregationSwitch dataplane;
@@ -74,6 +77,13 @@ final class JobRegistry {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final JobLiveness liveness;
     private final JobLog log;
+    /**
+     * Calls for a job number the caller is no member of (a wrong or missing job id), per tenant: a real rank makes
+     * a few (the switch restarted), a guesser many.
+     */
+    private final PeerRateLimiter foreignCallLimiter = new PeerRateLimiter(FOREIGN_CALLS_PER_SECOND,
+            FOREIGN_CALLS_BURST, System::nanoTime);
+    private final java.util.concurrent.atomic.LongAdder foreignCalls = new java.util.concurrent.atomic.LongAdder();
     private final JobFormation formation;
     private final JobMeetings meetings;
     /** A leaf's link to its spine (docs/ARCHITECTURE.md section 9); null for a switch that is no leaf. */
@@ -339,6 +349,17 @@ final class JobRegistry {
         Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
         if (job == null || !isMember(job, jobId, caller)) {
             // One answer whether the number is free or another's: a stranger learns nothing of which numbers are live.
+            foreignCalls.increment();
+            String tenant = caller.operator() ? null : caller.tenant();
+            if (!foreignCallLimiter.tryAcquire(tenant)) {
+                error.accept(new ControlException(Status.RESOURCE_EXHAUSTED, "too many calls for jobs this caller is no"
+                        + " member of from " + (tenant == null ? "this peer" : "tenant " + tenant) + " (at most "
+                        + FOREIGN_CALLS_PER_SECOND + " a second); a job's ranks act on it with the job id their joins"
+                        + " returned"));
+                log.warn(LOG, tenant, "tenant " + tenant + " makes many calls for jobs it is no member of (guessing job"
+                        + " ids?); refused beyond " + FOREIGN_CALLS_PER_SECOND + " a second");
+                return null;
+            }
             error.accept(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
                     + " is running, or none this call may act on: it has ended, the switch restarted since it was"
                     + " joined, or the call lacks the job id its ranks' joins returned (only they, and the operator"
@@ -430,6 +451,11 @@ final class JobRegistry {
     }
 
     /** The jobs whose ranks are still joining, by name, for inspection. */
+    /** Calls for jobs their caller is no member of (wrong or missing job ids), since the start. */
+    long foreignJobCalls() {
+        return foreignCalls.sum();
+    }
+
     /** Lines about jobs that callers caused and that were counted instead of written ({@link JobLog}). */
     long logLinesNotWritten() {
         return log.suppressed();

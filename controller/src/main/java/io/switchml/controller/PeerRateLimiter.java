@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * A token bucket per peer address: {@code perSecond} requests sustained, {@code burst} at once. The
+ * A token bucket per peer (an address, or a tenant's name): {@code perSecond} requests sustained,
+ * {@code burst} at once. The
  * buckets of the least recently seen peers are forgotten beyond {@link #MAX_PEERS}, so a flood from
  * many addresses cannot grow it either (a forgotten peer starts again with a full bucket).
  */
@@ -16,9 +17,9 @@ final class PeerRateLimiter {
     private final double perNano;
     private final int burst;
     private final LongSupplier nanoClock;
-    private final Map<InetAddress, Bucket> buckets = new LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<Object, Bucket> buckets = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<InetAddress, Bucket> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Object, Bucket> eldest) {
             return size() > MAX_PEERS;
         }
     };
@@ -30,7 +31,7 @@ final class PeerRateLimiter {
     }
 
     /** Takes one token from the peer's bucket; false when it is empty. A null peer is never limited. */
-    synchronized boolean tryAcquire(InetAddress peer) {
+    synchronized boolean tryAcquire(Object peer) {
         if (peer == null) {
             return true;
         }

@@ -306,6 +306,11 @@ public final class SwitchMetrics implements AutoCloseable {
                     }
                 }))
                 .register(registry);
+        CounterWithCallback.builder().name(PREFIX + "foreign_job_calls")
+                .help("Calls for a job their caller is no member of (a wrong or missing job id): a few after a restart,"
+                        + " many from a guesser, who is refused beyond 10 a second per tenant.")
+                .callback(cb -> cb.call(jobs.foreignJobCalls()))
+                .register(registry);
         CounterWithCallback.builder().name(PREFIX + "log_lines_not_written")
                 .help("Lines about jobs that callers caused beyond their share of the log (30 a minute per tenant, 200 in"
                         + " all), counted instead of written.")

@@ -105,4 +105,33 @@ class OwnershipTest extends ControllerTestSupport {
                 "rank 0 cannot join job 'early'", "does not match", "every rank of a job presents the same secret");
         assertThat(stranger).as("the stranger is alone in its job").isNotDone();
     }
+
+    /** Security round 4, finding 9: wrong job ids are counted, and a guesser is refused beyond its budget. */
+    @Test
+    void guessesOfJobIdsAreCountedAndLimited() {
+        int live = formJob("guessed", 2, 47_000);
+        long before = service.foreignJobCalls();
+        int refused = 0;
+        for (int guess = 1; guess <= JobRegistry.FOREIGN_CALLS_BURST + 200; guess++) {
+            LeaveRequest wrong = LeaveRequest.newBuilder().setJobNumber(live).setJobId(guess).setRank(0).build();
+            io.grpc.Status status = io.grpc.Status.fromThrowable(
+                    org.assertj.core.api.Assertions.catchThrowable(() -> stub().leave(wrong)));
+            if (status.getCode() == Code.RESOURCE_EXHAUSTED) {
+                assertThat(status.getDescription()).contains("too many calls for jobs this caller is no member of",
+                        "tenant loopback");
+                refused++;
+            } else {
+                assertThat(status.getCode()).isEqualTo(Code.NOT_FOUND);
+            }
+        }
+        System.out.printf("%d wrong job ids: %d answered NOT_FOUND, %d refused; counted %d%n",
+                JobRegistry.FOREIGN_CALLS_BURST + 200, JobRegistry.FOREIGN_CALLS_BURST + 200 - refused, refused,
+                service.foreignJobCalls() - before);
+        assertThat(service.foreignJobCalls() - before).isEqualTo(JobRegistry.FOREIGN_CALLS_BURST + 200);
+        assertThat(refused).isPositive();
+        // The job's own ranks, with their id, are untouched.
+        stub().leave(leave(live, 0));
+        stub().leave(leave(live, 1));
+        assertThat(service.dataplane().job(live)).isEmpty();
+    }
 }

@@ -133,6 +133,11 @@ final class SwitchCommand implements Callable<Integer> {
                     + " must present (default: none, open to anyone who reaches the controller).")
     Path operatorTokenFile;
 
+    @Option(names = "--issued-secrets-file", paramLabel = "FILE",
+            description = "Keep the digests of the job secrets the operator issues (`switchml ctl secret`) in this file (0600),"
+                    + " so that they outlive a restart (default: in memory only).")
+    Path issuedSecretsFile;
+
     @Option(names = "--require-job-secrets",
             description = "Refuse joins that present no job secret (switchml.jobSecretFile); default: a job without one is"
                     + " open to anyone who reaches the controller.")
@@ -167,7 +172,8 @@ final class SwitchCommand implements Callable<Integer> {
             config.poolBytes(poolBytes);
         }
         ControllerSecurity security = new ControllerSecurity().requireJobSecrets(requireJobSecrets)
-                .switchmlSessions(NetworkPolicy.parse("--switchml-sessions", switchmlSessions)).tenantShare(tenantShare);
+                .switchmlSessions(NetworkPolicy.parse("--switchml-sessions", switchmlSessions)).tenantShare(tenantShare)
+                .issuedSecretsFile(issuedSecretsFile);
         if (trustedNetworks != null) {
             security.trustedNetworks(NetworkPolicy.parse("--trusted-networks", trustedNetworks));
         }

@@ -47,6 +47,8 @@ public final class ControllerSecurity {
     private byte[] operatorTokenDigest;
     private boolean requireJobSecrets;
     private NetworkPolicy switchmlSessions = NetworkPolicy.ON;
+    /** Where the issued secrets' digests outlive a restart; null: they live in memory only. */
+    private java.nio.file.Path issuedSecretsFile;
     /** Null: this host only when the switch has no credentials, everyone when it has (protected mode). */
     private NetworkPolicy trustedNetworks;
     private int maxPendingJoins = DEFAULT_MAX_PENDING_JOINS;
@@ -243,6 +245,19 @@ public final class ControllerSecurity {
 
     String trustedNetworksText() {
         return trustedNetworks == null ? "not given" : trustedNetworks.toString();
+    }
+
+    /**
+     * A file that keeps the digests of the secrets the operator issues ({@code switchml ctl secret}), so that they
+     * outlive a restart; read at start, rewritten at every issue. Default: none, they vanish with the switch.
+     */
+    public ControllerSecurity issuedSecretsFile(java.nio.file.Path file) {
+        this.issuedSecretsFile = file;
+        return this;
+    }
+
+    public java.nio.file.Path issuedSecretsFile() {
+        return issuedSecretsFile;
     }
 
     /** Whether callers must prove who they are: an operator token or client certificates. */

@@ -77,6 +77,8 @@ final class JobRegistry {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final JobLiveness liveness;
     private final JobLog log;
+    /** Where the issued secrets outlive a restart; null: memory only. */
+    private final IssuedSecretsFile secretsFile;
     /**
      * Calls for a job number the caller is no member of (a wrong or missing job id), per tenant: a real rank makes
      * a few (the switch restarted), a guesser many.
@@ -114,6 +116,10 @@ final class JobRegistry {
         this.formation = new JobFormation(agent, dataplane, timer, security, byName, byNumber, issuedSecrets, log,
                 liveness::watchMissing, spine);
         this.meetings = new JobMeetings(agent, timer, security, spine);
+        this.secretsFile = security.issuedSecretsFile() == null ? null : new IssuedSecretsFile(security.issuedSecretsFile());
+        if (secretsFile != null) {
+            issuedSecrets.putAll(secretsFile.load());
+        }
     }
 
     /**
@@ -148,6 +154,9 @@ final class JobRegistry {
             }
             String secret = Secrets.fresh();
             issuedSecrets.put(name, Secrets.digest(secret));
+            if (secretsFile != null) {
+                secretsFile.save(issuedSecrets);
+            }
             LOG.info("issued a secret for job '{}'", name);
             return secret;
         });

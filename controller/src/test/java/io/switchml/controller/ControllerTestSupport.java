@@ -97,6 +97,12 @@ abstract class ControllerTestSupport {
 
     /** A stub whose calls present {@code operatorToken} and {@code jobSecret}, each where not null. */
     ControllerGrpc.ControllerBlockingStub as(String operatorToken, String jobSecret) {
+        return withCredentials(stub(), operatorToken, jobSecret);
+    }
+
+    /** {@code stub} presenting {@code operatorToken} and {@code jobSecret}, each where not null. */
+    static ControllerGrpc.ControllerBlockingStub withCredentials(ControllerGrpc.ControllerBlockingStub stub,
+                                                                 String operatorToken, String jobSecret) {
         Metadata headers = new Metadata();
         if (operatorToken != null) {
             headers.put(ControllerAuthenticator.AUTHORIZATION, "Bearer " + operatorToken);
@@ -104,7 +110,7 @@ abstract class ControllerTestSupport {
         if (jobSecret != null) {
             headers.put(ControllerAuthenticator.JOB_SECRET, jobSecret);
         }
-        return stub().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+        return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
     }
 
     /** A join that presents {@code secret} (none where null). */

@@ -27,6 +27,9 @@ final class IpcPort implements RequestRing.Consumer {
     private final IpcPoller poller;
     /** Records of dead writers the ring skipped so far, as counted. */
     private long unblocked;
+    /** The ring's file shrank: the port reads it no more. */
+    private boolean broken;
+    private boolean boardFaultLogged;
 
     IpcPort(RequestRing ring, int portIndex, SwitchProgram program, ChannelResultSink sink, ChannelHandlerContext context) {
         this.ring = ring;
@@ -43,7 +46,26 @@ final class IpcPort implements RequestRing.Consumer {
 
     /** Reads what the ring holds; counts and reports the records of writers that died mid-write, which it skipped. */
     private int poll() {
-        int read = ring.drain(this, PACKETS_PER_POLL);
+        if (broken) {
+            return 0;
+        }
+        int read;
+        try {
+            read = ring.drain(this, PACKETS_PER_POLL);
+        } catch (InternalError e) {
+            // The JVM turns the SIGBUS of a mapped page that is gone into this error: unless the ring is whole (a
+            // job's board shrank, see packet), stop reading it, and the switch goes on over UDP.
+            if (ring.whole()) {
+                throw e;
+            }
+            broken = true;
+            program.counters().increment(SwitchCounter.IPC_RINGS_BROKEN);
+            LOG.error("shared-memory port {}: the file of its request ring shrank under the switch (a process of the"
+                    + " switch's user truncated it); the port reads it no more and the switch goes on over UDP. Workers of"
+                    + " this host that used it fail their operations; restart them (they then use UDP, or restart the"
+                    + " switch for a new port)", portIndex);
+            return 0;
+        }
         long skipped = ring.unblocked() - unblocked;
         if (skipped > 0) {
             unblocked += skipped;
@@ -61,6 +83,19 @@ final class IpcPort implements RequestRing.Consumer {
         sink.begin(context, null);
         try {
             program.processFromRing(sourceIpv4, sourcePort, portIndex, packet);
+        } catch (InternalError e) {
+            if (!ring.whole()) {
+                throw e; // the ring itself: poll stops the port
+            }
+            // A job's board file shrank: its results cannot reach its workers here, which fail their operations
+            // (timeout); the other jobs go on.
+            program.counters().increment(SwitchCounter.IPC_BOARD_FAULTS);
+            if (!boardFaultLogged) {
+                boardFaultLogged = true;
+                LOG.error("shared-memory port {}: a job's result board shrank under the switch (a process of the switch's"
+                        + " user truncated it); that job's results are not delivered to its workers on this host, which"
+                        + " fail their operations; other jobs go on (counted as ipc_board_faults)", portIndex);
+            }
         } finally {
             sink.end();
         }

@@ -48,6 +48,13 @@ enum SwitchCounter {
      * blocked the ring for {@link io.switchml.ipc.RequestRing#UNBLOCK_AFTER_NANOS}.
      */
     IPC_RECORDS_UNBLOCKED,
+    /**
+     * Shared-memory ports that stopped because their request ring's file shrank under the switch (a process of
+     * the switch's user truncated it); the switch goes on over UDP.
+     */
+    IPC_RINGS_BROKEN,
+    /** Packets from the ring whose result could not be written because their job's board file shrank. */
+    IPC_BOARD_FAULTS,
     /** Partial results a leaf sent up to its spine, re-sent ones included (docs/ARCHITECTURE.md section 9). */
     PARTIALS_FORWARDED,
     /** Results from the spine that a leaf installed in a slot copy and multicast to its workers. */

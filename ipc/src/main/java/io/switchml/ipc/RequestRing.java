@@ -1,5 +1,7 @@
 package io.switchml.ipc;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -43,6 +45,9 @@ public final class RequestRing {
     /** When the reader first found the ring blocked by an uncommitted record, or -1. */
     private long blockedSince = -1;
     private long unblocked;
+    /** The creator's file and its size, to tell whether it shrank; null for a mapping that only opened it. */
+    private Path file;
+    private long fileBytes;
 
     /** What the reader does with each packet. */
     @FunctionalInterface
@@ -78,9 +83,25 @@ public final class RequestRing {
         if (Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("ring capacity must be a power of two, not " + capacity);
         }
-        MappedByteBuffer mapped = MappedFile.create(file, (long) capacity + RingBufferDescriptor.TRAILER_LENGTH + FIELDS_BYTES);
+        long fileBytes = (long) capacity + RingBufferDescriptor.TRAILER_LENGTH + FIELDS_BYTES;
+        MappedByteBuffer mapped = MappedFile.create(file, fileBytes);
         new UnsafeBuffer(mapped, capacity + RingBufferDescriptor.TRAILER_LENGTH, FIELDS_BYTES).putLongVolatile(MAGIC_OFFSET, MAGIC);
-        return new RequestRing(mapped, capacity);
+        RequestRing ring = new RequestRing(mapped, capacity);
+        ring.file = file;
+        ring.fileBytes = fileBytes;
+        return ring;
+    }
+
+    /**
+     * Whether the ring's file still has all the bytes it was created with: a process of the same user can
+     * truncate it, and reading a mapped page that is gone raises an {@link InternalError} (the JVM's SIGBUS).
+     */
+    public boolean whole() {
+        try {
+            return file == null || Files.size(file) >= fileBytes;
+        } catch (IOException e) {
+            return false; // removed: a mapping outlives the name, so only a size tells
+        }
     }
 
     /** Maps a ring the switch created. */

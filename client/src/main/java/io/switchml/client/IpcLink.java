@@ -49,8 +49,12 @@ final class IpcLink extends ChannelDuplexHandler {
     /** Packets the full ring could not take yet, oldest first: written before any newer one. */
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
 
+    /** How long the poller spins after work before sleeping ({@code SwitchMLConfig.ipcSpinNanos}). */
+    private final long spinNanos;
+
     IpcLink(RequestRing ring, ResultBoard board, int rank, int thread, int slotBase, int window,
-            WorkerStatistics statistics) {
+            WorkerStatistics statistics, long spinNanos) {
+        this.spinNanos = spinNanos;
         this.ring = ring;
         this.board = board;
         this.rank = rank;
@@ -74,7 +78,7 @@ final class IpcLink extends ChannelDuplexHandler {
             delivered[i] = board.sequence(slotBase + i);
         }
         WakeFlag sleeping = board.readerSleeping(rank, thread);
-        poller = new IpcPoller(ctx.executor(), this::poll, sleeping);
+        poller = new IpcPoller(ctx.executor(), this::poll, sleeping, spinNanos);
         poller.start();
     }
 

@@ -81,7 +81,7 @@ final class SharedMemoryPort {
     }
 
     /** The link of worker thread {@code thread}, whose slots start at {@code slotBase}. */
-    IpcLink link(int thread, int slotBase, int window, WorkerStatistics statistics) {
-        return new IpcLink(rings[thread % rings.length], board, boardRank, thread, slotBase, window, statistics);
+    IpcLink link(int thread, int slotBase, int window, WorkerStatistics statistics, long spinNanos) {
+        return new IpcLink(rings[thread % rings.length], board, boardRank, thread, slotBase, window, statistics, spinNanos);
     }
 }

@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.ipc.IpcPoller;
 import io.switchml.api.SwitchUnavailableException;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
@@ -79,6 +80,9 @@ public final class SwitchMLConfig {
         TRANSPORT("transport", "auto",
                 "how worker threads reach the switch: udp; ipc = the switch's shared-memory port, for a worker on the"
                         + " switch's host (an error elsewhere); auto = ipc where the switch offers it, else udp"),
+        IPC_SPIN_MICROS("ipcSpinMicros", "auto",
+                "on the shared-memory port: how long a worker thread polls for results after work before it sleeps until"
+                        + " the switch rings, in microseconds; 0 = never spin; auto = 50 on a host with 4 cores or more, else 0"),
         CONGESTION_CONTROL("congestionControl", "auto",
                 "whether each worker thread adapts its window to the path (AIMD on loss and on queueing delay, see"
                         + " docs/configuration.md): on, off (always slotsPerThread in flight), auto = on unless the switch is on loopback,"
@@ -221,6 +225,7 @@ public final class SwitchMLConfig {
     private final String localAddress;
     private final Congestion congestion;
     private final Transport transport;
+    private final long ipcSpinNanos;
     private final LossRecovery lossRecovery;
     private final Duration operationTimeout;
     private final Duration joinTimeout;
@@ -270,6 +275,9 @@ public final class SwitchMLConfig {
         }
         localAddress = string(Key.LOCAL_ADDRESS);
         transport = Transport.parse(string(Key.TRANSPORT));
+        ipcSpinNanos = string(Key.IPC_SPIN_MICROS).equals("auto") ? IpcPoller.defaultSpinNanos()
+                : java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(inRange(Key.IPC_SPIN_MICROS,
+                integer(Key.IPC_SPIN_MICROS), 0, 1_000_000));
         congestion = new Congestion(CongestionControl.parse(string(Key.CONGESTION_CONTROL)),
                 (int) inRange(Key.CONGESTION_INITIAL_WINDOW, integer(Key.CONGESTION_INITIAL_WINDOW), 1, ProtocolConstants.MAX_SLOTS),
                 Duration.ofNanos(1000 * inRange(Key.CONGESTION_TARGET_DELAY_MICROS, longValue(Key.CONGESTION_TARGET_DELAY_MICROS),
@@ -463,6 +471,11 @@ public final class SwitchMLConfig {
     }
 
     /** How worker threads reach the switch: udp, ipc (its shared-memory port) or auto. */
+    /** How long a worker thread on the shared-memory port polls after work before sleeping, in nanoseconds. */
+    public long ipcSpinNanos() {
+        return ipcSpinNanos;
+    }
+
     public Transport transport() {
         return transport;
     }

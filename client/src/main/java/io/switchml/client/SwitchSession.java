@@ -214,7 +214,8 @@ final class SwitchSession implements AllReduce {
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
             if (sharedMemory != null) {
                 // At the socket's end: the lane's packets go to the ring, and results come from the board.
-                channel.pipeline().addLast(sharedMemory.link(t, t * slotsPerThread, slotsPerThread, statistics));
+                channel.pipeline().addLast(sharedMemory.link(t, t * slotsPerThread, slotsPerThread, statistics,
+                        config.ipcSpinNanos()));
             }
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null

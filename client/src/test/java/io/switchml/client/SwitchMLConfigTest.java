@@ -244,4 +244,14 @@ class SwitchMLConfigTest {
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1)
                 .set(SwitchMLConfig.Key.TLS_CERT, "client.pem").build()).hasMessageContaining("go together");
     }
+
+    @Test
+    void theSharedMemorySpinIsASettingLikeAnyOther() {
+        assertThat(SwitchMLConfig.builder().rank(0).workers(1).build().ipcSpinNanos())
+                .as("auto: the host's default").isEqualTo(io.switchml.ipc.IpcPoller.defaultSpinNanos());
+        assertThat(SwitchMLConfig.builder().environment(Map.of("SWITCHML_RANK", "0", "SWITCHML_WORKERS", "1",
+                "SWITCHML_IPC_SPIN_MICROS", "20")).build().ipcSpinNanos()).isEqualTo(20_000);
+        assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).set(SwitchMLConfig.Key.IPC_SPIN_MICROS, -1)
+                .build()).hasMessageContaining("switchml.ipcSpinMicros");
+    }
 }

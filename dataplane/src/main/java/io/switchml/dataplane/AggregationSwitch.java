@@ -76,7 +76,7 @@ public final class AggregationSwitch implements AutoCloseable {
             for (int i = 0; i < settings.portCount(); i++) {
                 int port = settings.basePort() == 0 ? 0 : settings.basePort() + i;
                 ports.add(SwitchPort.bind(transport, address, port, i, settings.portCount(), controlPlane,
-                        dropProbabilities, settings.dropSeed() + i, ipc));
+                        dropProbabilities, settings.dropSeed() + i, ipc, settings.ipcSpinNanos()));
             }
         } catch (RuntimeException e) {
             ports.forEach(SwitchPort::close);

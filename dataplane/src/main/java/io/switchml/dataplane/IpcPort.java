@@ -31,13 +31,14 @@ final class IpcPort implements RequestRing.Consumer {
     private boolean broken;
     private boolean boardFaultLogged;
 
-    IpcPort(RequestRing ring, int portIndex, SwitchProgram program, ChannelResultSink sink, ChannelHandlerContext context) {
+    IpcPort(RequestRing ring, int portIndex, SwitchProgram program, ChannelResultSink sink, ChannelHandlerContext context,
+            long spinNanos) {
         this.ring = ring;
         this.portIndex = portIndex;
         this.program = program;
         this.sink = sink;
         this.context = context;
-        this.poller = new IpcPoller(context.executor(), this::poll, ring.readerSleeping());
+        this.poller = new IpcPoller(context.executor(), this::poll, ring.readerSleeping(), spinNanos);
     }
 
     void start() {

@@ -1,5 +1,6 @@
 package io.switchml.dataplane;
 
+import io.switchml.ipc.IpcPoller;
 import io.switchml.protocol.ProtocolConstants;
 
 /**
@@ -44,6 +45,8 @@ public final class SwitchConfig {
     private boolean allowFaultInjection;
     /** Where the shared-memory port's directory is made; null: no shared-memory port. */
     private String ipcBase = IpcDirectory.defaultBase();
+    /** Negative: the host's default ({@code IpcPoller.defaultSpinNanos}). */
+    private long ipcSpinMicros = -1;
     private int poolSlots = DEFAULT_POOL_SLOTS;
     /** 0: the whole pool. */
     private int jobQuotaSlots;
@@ -163,6 +166,23 @@ public final class SwitchConfig {
         return ipcBase;
     }
 
+    /**
+     * How long the shared-memory port's reader polls after work before it sleeps until a doorbell, in
+     * microseconds; 0 never spins. Default: 50 on a host with 4 cores or more, else 0.
+     */
+    public SwitchConfig ipcSpinMicros(long micros) {
+        if (micros < 0) {
+            throw new IllegalArgumentException("ipc spin " + micros + " µs must be at least 0");
+        }
+        this.ipcSpinMicros = micros;
+        return this;
+    }
+
+    /** The reader's spin in nanoseconds: the one set, or the host's default. */
+    public long ipcSpinNanos() {
+        return ipcSpinMicros < 0 ? IpcPoller.defaultSpinNanos() : java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(ipcSpinMicros);
+    }
+
     public SwitchConfig nativeTransport(boolean nativeTransport) {
         this.nativeTransport = nativeTransport;
         return this;
@@ -266,10 +286,14 @@ public final class SwitchConfig {
     }
 
     SwitchConfig copy() {
-        return new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
+        SwitchConfig copy = new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
                 .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots)
                 .oneRoundStagingBytes(oneRoundStagingBytes).poolBytes(poolBytes).allowFaultInjection(allowFaultInjection).ipcBase(ipcBase);
+        if (ipcSpinMicros >= 0) {
+            copy.ipcSpinMicros(ipcSpinMicros);
+        }
+        return copy;
     }
 
     @Override

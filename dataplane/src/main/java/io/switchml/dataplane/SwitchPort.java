@@ -61,7 +61,7 @@ final class SwitchPort implements AutoCloseable {
      */
     static SwitchPort bind(UdpTransport transport, Inet4Address address, int port, int portIndex, int portCount,
                            ControlPlane controlPlane, DropProbabilities dropProbabilities, long dropSeed,
-                           IpcDirectory ipc) {
+                           IpcDirectory ipc, long ipcSpinNanos) {
         SwitchCounters counters = new SwitchCounters();
         ChannelResultSink sink = new ChannelResultSink();
         SwitchProgram program = new SwitchProgram(controlPlane, portCount,
@@ -90,7 +90,7 @@ final class SwitchPort implements AutoCloseable {
         if (ipc != null) {
             try {
                 ipcPort = new IpcPort(ipc.createRequestRing(portIndex), portIndex, program, sink,
-                        bound.channel().pipeline().context(handler));
+                        bound.channel().pipeline().context(handler), ipcSpinNanos);
             } catch (RuntimeException e) {
                 bound.channel().close().awaitUninterruptibly();
                 shutDown(eventLoop);

@@ -71,4 +71,12 @@ class SwitchConfigTest {
         new SwitchConfig().egressDropProbability(0.1).allowFaultInjection(true).validate();
         assertThat(new SwitchConfig().allowFaultInjection(true).copy().allowFaultInjection()).isTrue();
     }
+
+    @Test
+    void theSharedMemorySpinDefaultsToTheHostsAndCanBeSet() {
+        assertThat(new SwitchConfig().ipcSpinNanos()).isEqualTo(io.switchml.ipc.IpcPoller.defaultSpinNanos());
+        assertThat(new SwitchConfig().ipcSpinMicros(7).ipcSpinNanos()).isEqualTo(7_000);
+        assertThat(new SwitchConfig().ipcSpinMicros(0).copy().ipcSpinNanos()).as("copied").isZero();
+        assertThatThrownBy(() -> new SwitchConfig().ipcSpinMicros(-1)).hasMessageContaining("at least 0");
+    }
 }

@@ -16,13 +16,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class IpcPoller implements Runnable {
     /**
-     * Polled after work for this long before sleeping (system property {@code switchml.ipc.spinMicros}): 50 µs, a
-     * round trip through the switch, on a host with 4 cores or more; none below, where a spinning reader takes the
-     * CPU from the worker or switch it waits for (on 2 cores a 4 KiB all-reduce of 4 workers took 3.1 ms spinning,
-     * 2.4 ms not; BENCHMARKS.md section 21).
+     * How long a reader polls after work before sleeping unless its settings say otherwise ({@code ipcSpinMicros}
+     * of the worker's and the switch's settings): 50 µs, a round trip through the switch, on a host with 4 cores or
+     * more; none below, where a spinning reader takes the CPU from the worker or switch it waits for (on 2 cores a
+     * 4 KiB all-reduce of 4 workers took 3.1 ms spinning, 2.4 ms not; BENCHMARKS.md section 21).
      */
-    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("switchml.ipc.spinMicros",
-            Runtime.getRuntime().availableProcessors() >= 4 ? 50 : 0));
+    public static long defaultSpinNanos() {
+        return TimeUnit.MICROSECONDS.toNanos(Runtime.getRuntime().availableProcessors() >= 4 ? 50 : 0);
+    }
     /** A sleeping reader looks this often even without a doorbell. */
     public static final long DEFAULT_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -54,8 +55,8 @@ public final class IpcPoller implements Runnable {
         this.backstopNanos = backstopNanos;
     }
 
-    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag) {
-        this(loop, source, flag, DEFAULT_SPIN_NANOS, DEFAULT_BACKSTOP_NANOS);
+    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag, long spinNanos) {
+        this(loop, source, flag, spinNanos, DEFAULT_BACKSTOP_NANOS);
     }
 
     /** Starts polling; safe from any thread. */

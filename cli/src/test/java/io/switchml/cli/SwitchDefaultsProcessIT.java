@@ -11,23 +11,26 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * `switchml switch` with its defaults (every address, no TLS, no tokens): it warns about each open
- * door at start-up, its metrics stay on loopback, and a stranger's `switchml ctl drop` fails with what
- * to do while the drop simulator stays at 0.
+ * `switchml switch` with its defaults (every address, no TLS, no tokens): it takes control-plane calls
+ * from its own host only (protected mode) and says so at start-up, its metrics stay on loopback, and a
+ * `switchml ctl drop` fails with what to do while the drop simulator stays at 0.
  */
 class SwitchDefaultsProcessIT {
     private static final Pattern READY = Pattern.compile("switchml switch ready: controller 0\\.0\\.0\\.0:(\\d+) \\(gRPC\\)");
 
     @Test
-    void aDefaultSwitchRefusesTheDropSimulatorAndWarnsThatItIsOpen() throws Exception {
+    void aDefaultSwitchRefusesTheDropSimulatorAndTakesCallsFromItsHostOnly() throws Exception {
         SwitchProcess started = SwitchProcess.start("--port", "0", "--controller-port", "0", "--metrics-port", "0");
         Process sw = started.process();
         try {
             Matcher m = READY.matcher(started.readyLine());
             assertThat(m.find()).as("ready line: %s", started.readyLine()).isTrue();
+            assertThat(started.readyLine()).contains("protected mode: control-plane calls from this host only");
+            // Protected mode: no door is open beyond the host, so one line says how others get in.
             assertThat(String.join("\n", started.linesBeforeReady()))
-                    .contains("security: the controller listens on 0.0.0.0", "without TLS", "without an operator token",
-                            "--require-job-secrets", "--switchml-sessions")
+                    .contains("security: the controller listens on 0.0.0.0 but, without credentials, takes calls from this"
+                            + " host only (protected mode)", "--trusted-networks")
+                    .doesNotContain("without TLS")
                     .as("the metrics endpoint stays on loopback unless --metrics-bind says otherwise")
                     .contains("switchml switch metrics: http://127.0.0.1:").doesNotContain("the metrics endpoint listens on");
             String controller = "127.0.0.1:" + m.group(1);

@@ -2,6 +2,8 @@ package io.switchml.cli;
 
 import io.switchml.bench.ByteSize;
 import io.switchml.bench.CostModel;
+import io.switchml.bench.ModelPresets;
+import io.switchml.bench.StepModel;
 import io.switchml.bench.CostPlot;
 import io.switchml.bench.CostTopology;
 import io.switchml.launch.Rack;
@@ -63,8 +65,25 @@ final class CostCommand implements Callable<Integer> {
     @Option(names = "--plot", paramLabel = "FILE.png", description = "Also draw time against workers, log-log, to FILE.png.")
     Path plot;
 
+    @Option(names = "--model", split = ",", paramLabel = "NAME",
+            description = "Whole-model mode: the step time of data-parallel training of these models (resnet18, resnet50,"
+                    + " vgg11, vgg16, mobilenet_v2, bert_base, dlrm, or a parameter count such as 25.6M) through the ring"
+                    + " and through a switch, DDP's buckets overlapped with the backward pass (docs/COST_MODEL.md).")
+    List<String> models;
+
+    @Option(names = "--compute-ms", split = ",", paramLabel = "MS",
+            description = "With --model: each model's forward and backward time per step without communication, as"
+                    + " measured (one value for all, or one per model).")
+    List<Double> computeMs;
+
     @Override
     public Integer call() {
+        if (models != null) {
+            return modelMode();
+        }
+        if (computeMs != null) {
+            throw new IllegalArgumentException("--compute-ms goes with --model");
+        }
         CtlOutput output = CtlOutput.of(format, System.out);
         long bytes = ByteSize.parse(size);
         long rateBps = Rack.parseRate(rate);
@@ -108,6 +127,65 @@ final class CostCommand implements Callable<Integer> {
         if (plot != null) {
             CostPlot.write("all-reduce time, " + title, curves, plot);
         }
+        return 0;
+    }
+
+    /**
+     * Each model's modelled step through the ring (what Gloo runs) and through a switch chip: DDP's buckets, each
+     * all-reduce after its bucket is ready, overlapped with the backward pass ({@link StepModel}).
+     */
+    private int modelMode() {
+        if (computeMs == null || (computeMs.size() != 1 && computeMs.size() != models.size())) {
+            throw new IllegalArgumentException("--model needs --compute-ms: one time for all models, or one per model ("
+                    + models.size() + ")");
+        }
+        List<Integer> counts = workers.equals(defaultWorkers()) ? List.of(8, 64) : workers;
+        long rateBps = Rack.parseRate(rate);
+        CostModel model = new CostModel(rateBps, uplinkRate == null ? rateBps : Rack.parseRate(uplinkRate), switchEfficiency,
+                tcpEfficiency, alphaMicros * 1e-6);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int i = 0; i < models.size(); i++) {
+            String name = models.get(i).strip();
+            long parameters = ModelPresets.parameters(name);
+            double compute = computeMs.get(computeMs.size() == 1 ? 0 : i) / 1e3;
+            StepModel step = StepModel.ddp(parameters * Float.BYTES, compute);
+            for (int n : counts) {
+                double ring = step.stepSeconds(b -> model.ring(n, b));
+                double fabric = step.stepSeconds(b -> model.fabricSwitch(n, b));
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("model", name);
+                row.put("parameters", parameters);
+                row.put("gradient_bytes", step.gradientBytes());
+                row.put("buckets", step.buckets().size());
+                row.put("workers", n);
+                row.put("compute_ms", compute * 1e3);
+                row.put("ring_step_ms", ring * 1e3);
+                row.put("switch_step_ms", fabric * 1e3);
+                row.put("speedup", ring / fabric);
+                row.put("ring_exposed_share", step.exposedShare(b -> model.ring(n, b)));
+                row.put("switch_exposed_share", step.exposedShare(b -> model.fabricSwitch(n, b)));
+                rows.add(row);
+            }
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("modelled", true);
+        answer.put("rate_bps", rateBps);
+        answer.put("alpha_us", alphaMicros);
+        answer.put("rows", rows);
+        CtlOutput.of(format, System.out).print(answer, out -> {
+            out.printf(Locale.ROOT, "modelled step time (ms) of data-parallel training at %s, DDP buckets (1 MiB, then"
+                    + " 25 MiB) overlapped with the backward (2/3 of compute); ring = Gloo's algorithm, switch = a"
+                    + " switch chip; speedup = ring / switch%n", rate);
+            out.printf(Locale.ROOT, "%-13s %9s %9s %7s %10s %10s %10s %8s %9s %9s%n", "model", "params", "grads MB",
+                    "workers", "compute", "ring", "switch", "speedup", "ring exp", "sw exp");
+            for (Map<String, Object> r : rows) {
+                out.printf(Locale.ROOT, "%-13s %8.1fM %9.1f %7d %10.1f %10.1f %10.1f %7.2fx %8.0f%% %8.0f%%%n",
+                        r.get("model"), (Long) r.get("parameters") / 1e6, (Long) r.get("gradient_bytes") / 1e6,
+                        (Integer) r.get("workers"), (Double) r.get("compute_ms"), (Double) r.get("ring_step_ms"),
+                        (Double) r.get("switch_step_ms"), (Double) r.get("speedup"),
+                        100 * (Double) r.get("ring_exposed_share"), 100 * (Double) r.get("switch_exposed_share"));
+            }
+        });
         return 0;
     }
 

@@ -36,6 +36,29 @@ class CostCommandTest {
     }
 
     @Test
+    void theWholeModelModeGivesEachModelsStepThroughTheRingAndTheSwitch() {
+        Run run = Run.of("cost", "--model", "vgg16,25.6M", "--compute-ms", "300,120", "--workers", "8", "--rate", "10gbit",
+                "--format", "json");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonArray rows = JsonParser.parseString(run.out()).getAsJsonObject().getAsJsonArray("rows");
+        assertThat(rows).hasSize(2);
+        CostModel model = CostModel.of(10e9, 5e-6);
+        JsonObject vgg = rows.get(0).getAsJsonObject();
+        assertThat(vgg.get("parameters").getAsLong()).isEqualTo(138_357_544L);
+        io.switchml.bench.StepModel step = io.switchml.bench.StepModel.ddp(138_357_544L * 4, 0.3);
+        assertThat(vgg.get("ring_step_ms").getAsDouble()).isCloseTo(step.stepSeconds(b -> model.ring(8, b)) * 1e3,
+                within(1e-9));
+        assertThat(vgg.get("speedup").getAsDouble()).isGreaterThan(1.0);
+        assertThat(rows.get(1).getAsJsonObject().get("compute_ms").getAsDouble()).isEqualTo(120.0);
+
+        Run missing = Run.of("cost", "--model", "resnet50");
+        assertThat(missing.exitCode()).isNotZero();
+        assertThat(missing.err()).contains("--model needs --compute-ms");
+        Run unknown = Run.of("cost", "--model", "alexnet", "--compute-ms", "1");
+        assertThat(unknown.err()).contains("unknown model 'alexnet'", "resnet50", "25.6M");
+    }
+
+    @Test
     void tableAndPlotAreWritten(@TempDir Path dir) {
         Path png = dir.resolve("cost.png");
         Run run = Run.of("cost", "--workers", "2,16,10000", "--plot", png.toString());

@@ -213,7 +213,19 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         op = self._agent_op(opts, "all_reduce")
         if op is None:
             return self._gloo_allreduce(tensors, opts)
-        return _work(_all([self.agent.allreduce_async(t, op) for t in tensors], tensors))
+        return _work(_all([self._allreduce_one(t, op) for t in tensors], tensors))
+
+    def _allreduce_one(self, tensor, op):
+        """One tensor through the switch. A sparse one goes dense (every rank's rows may differ, and the switch
+        adds whole blocks) and is written back sparse, as Gloo's sparse all-reduce leaves it."""
+        if not tensor.is_sparse:
+            return self.agent.allreduce_async(tensor, op)
+        dense = tensor.to_dense()
+
+        def back(value):
+            tensor.copy_(dense.to_sparse(tensor.sparse_dim()))
+            return tensor
+        return chain(self.agent.allreduce_async(dense, op), back)
 
     def _gloo_allreduce(self, tensors, opts):
         """MIN, MAX...: Gloo's, with the dtypes it lacks (bfloat16, int16) converted on the way."""

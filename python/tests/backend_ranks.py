@@ -1,5 +1,5 @@
 """Run by test_backend.py under `switchml torchrun --workers 2 backend_ranks.py --epochs 1 -x --name "a b"`:
-the switchml process group's collectives for every dtype, DDP on it with no hook, and DDP with
+the switchml process group's collectives for every dtype and sparse tensors, DDP on it with no hook, and DDP with
 float16 and bfloat16 parameters through the comm hook; every rank prints "rank R ok"."""
 
 import os
@@ -49,6 +49,16 @@ assert torch.equal(base, torch.arange(12, dtype=torch.float32).reshape(3, 4) * r
 works = [dist.all_reduce(torch.full((n,), 1.0), async_op=True) for n in (10, 5000, 1)]
 for w in works:
     w.wait()
+# A sparse tensor (each rank its own rows, as in PyTorch's test_sparse_all_reduce_sum): summed dense through the
+# switch, written back sparse, equal to the coalesced sum of every rank's.
+def sparse_of(r):
+    return torch.sparse_coo_tensor([[r, r + 1, 7]], [float(r + 1), 2.0, 3.0 * (r + 1)], (10,))
+
+
+mine = sparse_of(rank)
+dist.all_reduce(mine)
+assert mine.is_sparse, mine
+assert torch.equal(mine.to_dense(), sum(sparse_of(r).to_dense() for r in range(world))), mine
 # What the switch cannot add is refused, saying what is supported.
 try:
     dist.all_reduce(torch.ones(3, dtype=torch.bool))

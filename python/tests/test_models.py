@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python" / "bench"))
+import model_table  # noqa: E402 (python/bench/model_table.py)
 import models  # noqa: E402 (python/bench/models.py)
 
 MODEL = "mobilenet_v2"
@@ -75,6 +76,28 @@ def test_the_loss_is_gloos_within_one_percent(rows, way):
     # After that the sums differ only by rounding: Gloo adds float32, the switch block floating point (31-bit integers
     # scaled to each block's largest exponent). Seen: a relative difference of about 1e-7 after 3 steps.
     assert row["loss"] == pytest.approx(reference["loss"], rel=0.01)
+
+
+def test_the_table_puts_each_run_beside_gloos_with_the_speedup_and_plots_it(rows, tmp_path):
+    import xml.dom.minidom
+
+    lines = [json.dumps(rows[way][0]) for way in ("gloo", "switchml", "hook")]
+    table = model_table.table(model_table.read_rows([["progress line", *lines]])).splitlines()
+    assert table[0].startswith("| model | parameters | gradients | ranks | links | aggregation | step, Gloo | step | speedup")
+    gloo, switchml, hook = (rows[way][0] for way in ("gloo", "switchml", "hook"))
+    assert len(table) == 4  # the header, its rule, and one comparison per aggregation against Gloo's run
+    for line, other, name in ((table[2], switchml, "switchml"), (table[3], hook, "switchml hook")):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[:6] == [MODEL, "3.5 M", "14.0 MB", "2", "one host", name], cells
+        assert cells[6] == "%.3f s" % gloo["step_seconds"] and cells[7] == "%.3f s" % other["step_seconds"]
+        assert cells[8] == "%.2fx" % (gloo["step_seconds"] / other["step_seconds"])
+        assert cells[14] == "yes"
+    plot = tmp_path / "speedup.svg"
+    model_table.plot(model_table.read_rows([lines]), str(plot))
+    svg = xml.dom.minidom.parse(str(plot))
+    bars = [r for r in svg.getElementsByTagName("rect") if r.getElementsByTagName("title")]
+    assert len(bars) == 2  # one per comparison, each with its figure in its title
+    assert bars[0].getElementsByTagName("title")[0].firstChild.data.startswith(MODEL + ", switchml, 2 ranks, one host: ")
 
 
 def test_an_unknown_model_is_refused_with_the_scripts_models():

@@ -6,6 +6,7 @@ import picocli.CommandLine;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TorchrunCommandTest {
     @Test
@@ -43,5 +44,24 @@ class TorchrunCommandTest {
         // The models' own batch sizes unless --batch-size was given; 10 steps by default.
         assertThat(train.modelArguments()).containsSubsequence("--steps", "10").contains("--lr", "0.05")
                 .doesNotContain("--batch-size");
+    }
+
+    @Test
+    void aComparisonOfBackendsRunsOnModelsAndPlotsAgainstGloo() {
+        CommandLine cl = SwitchMlCommand.commandLine();
+        cl.parseArgs("torch-train", "--backend", "switchml,gloo");
+        TorchTrainCommand mlp = cl.getSubcommands().get("torch-train").getCommand();
+        assertThatThrownBy(mlp::call).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("it needs --model");
+
+        cl.parseArgs("torch-train", "--model", "resnet18", "--backend", "switchml", "--plot", "speedup.svg");
+        TorchTrainCommand noGloo = cl.getSubcommands().get("torch-train").getCommand();
+        assertThatThrownBy(noGloo::call).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--plot draws the speedup over Gloo: add gloo to --backend");
+
+        cl.parseArgs("torch-train", "--model", "resnet18", "--backend", "switchml,tcp");
+        TorchTrainCommand unknown = cl.getSubcommands().get("torch-train").getCommand();
+        assertThatThrownBy(unknown::call).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--backend must be gloo, switchml or both (switchml,gloo), not switchml,tcp");
     }
 }

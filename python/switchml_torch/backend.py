@@ -14,8 +14,8 @@ objects are not used); see the README's PyTorch section for what was tested wher
 The agent's settings come from the environment, so that plain ``torchrun`` starts it with no
 wrapper: ``SWITCHML_ALGO`` (default switchml), ``SWITCHML_CONTROLLER`` (default
 127.0.0.1:50099, a switch on this host), ``SWITCHML_JOB`` (default the torchelastic run id
-``TORCHELASTIC_RUN_ID`` where it is not "none", else ``MASTER_ADDR:MASTER_PORT``, else a name rank 0
-chose and put in the store), plus the restart count when torchelastic restarted the workers; and the
+``TORCHELASTIC_RUN_ID`` where it is not "none", else ``MASTER_ADDR:MASTER_PORT``, plus the restart count when
+torchelastic restarted the workers, else srun's job and step, else a name rank 0 chose and put in the store); and the
 job's secret: ``SWITCHML_JOB_SECRET`` where the launcher set one (``switchml torchrun`` does), else one
 that rank 0 makes and hands out through the store, so that no stranger can take a seat of the job
 (docs/security.md, "Job secrets").
@@ -56,25 +56,43 @@ def _op_name(op):
     return str(op)
 
 
+def _variable(env, name):
+    """The variable's value, stripped; None when unset or blank."""
+    value = (env.get(name) or "").strip()
+    return value or None
+
+
+def launcher_job(env):
+    """The job name the launcher's variables give, or None: ``torch-<TORCHELASTIC_RUN_ID>`` unless that is "none",
+    else ``torch-<MASTER_ADDR>:<MASTER_PORT>``, either with ``-restart<N>`` after an elastic restart (the dead
+    attempt's job may still be winding down at the switch); else ``slurm-<SLURM_JOB_ID>[.<SLURM_STEP_ID>]``. The Java
+    worker's rule is the same (``LauncherEnvironment``), so Java and Python ranks of one launch meet in one job; both
+    pass the cases of client/src/test/resources/launcher-job-names.json."""
+    run_id = _variable(env, "TORCHELASTIC_RUN_ID")
+    name = None
+    if run_id and run_id != "none":
+        name = "torch-" + run_id
+    elif _variable(env, "MASTER_ADDR") and _variable(env, "MASTER_PORT"):
+        name = "torch-%s:%s" % (_variable(env, "MASTER_ADDR"), _variable(env, "MASTER_PORT"))
+    restart = _variable(env, "TORCHELASTIC_RESTART_COUNT")
+    if name and restart and restart != "0":
+        name += "-restart" + restart
+    if name is None and _variable(env, "SLURM_JOB_ID"):
+        step = _variable(env, "SLURM_STEP_ID")
+        name = "slurm-" + _variable(env, "SLURM_JOB_ID") + ("." + step if step else "")
+    return name
+
+
 def job_name(store=None, rank=0, env=None):
     """The job's name at the switch, the same on every rank (see the module's doc)."""
     env = os.environ if env is None else env
-    name = env.get("SWITCHML_JOB")
-    if not name:
-        run_id = env.get("TORCHELASTIC_RUN_ID")
-        if run_id and run_id != "none":
-            name = "torch-" + run_id
-        elif env.get("MASTER_ADDR") and env.get("MASTER_PORT"):
-            name = "torch-%s:%s" % (env["MASTER_ADDR"], env["MASTER_PORT"])
-        elif store is not None:
-            if rank == 0:
-                store.set("switchml/job", "torch-" + uuid.uuid4().hex)
-            name = store.get("switchml/job").decode()
-        else:
+    name = _variable(env, "SWITCHML_JOB") or launcher_job(env)
+    if name is None:
+        if store is None:
             raise AgentError("no job name: set SWITCHML_JOB, or MASTER_ADDR and MASTER_PORT")
-        restart = env.get("TORCHELASTIC_RESTART_COUNT")
-        if restart and restart != "0":
-            name += "-restart" + restart  # the dead attempt's job may still be winding down at the switch
+        if rank == 0:
+            store.set("switchml/job", "torch-" + uuid.uuid4().hex)
+        name = store.get("switchml/job").decode()
     return name
 
 

@@ -1,6 +1,7 @@
 """The switchml torch.distributed backend: two ranks under `switchml torchrun` (backend_ranks.py), and
 what can be checked in one process (the job's name, dtype conversion, device staging)."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,8 @@ import torch
 
 import switchml_torch
 from switchml_torch import agent as agent_module
-from switchml_torch.backend import job_name, job_secret
+from switchml_torch.agent import AgentError
+from switchml_torch.backend import job_name, job_secret, launcher_job
 
 HERE = Path(__file__).resolve().parent
 
@@ -30,14 +32,19 @@ def test_the_backend_is_registered_on_import():
     assert dist.Backend("switchml") == "switchml"
 
 
-@pytest.mark.parametrize("env, expected", [
-    ({"SWITCHML_JOB": "mine", "TORCHELASTIC_RUN_ID": "r1"}, "mine"),
-    ({"TORCHELASTIC_RUN_ID": "r1", "MASTER_ADDR": "h", "MASTER_PORT": "1"}, "torch-r1"),
-    ({"TORCHELASTIC_RUN_ID": "none", "MASTER_ADDR": "h", "MASTER_PORT": "29500"}, "torch-h:29500"),
-    ({"MASTER_ADDR": "h", "MASTER_PORT": "29500", "TORCHELASTIC_RESTART_COUNT": "2"}, "torch-h:29500-restart2"),
-])
-def test_the_job_name_comes_from_torchs_environment(env, expected):
-    assert job_name(env=env) == expected
+JOB_NAMES = json.loads((HERE.parents[1] / "client/src/test/resources/launcher-job-names.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", JOB_NAMES, ids=[json.dumps(c["env"], sort_keys=True) for c in JOB_NAMES])
+def test_the_job_name_follows_the_rule_java_workers_follow(case):
+    # The same cases as SwitchMLConfigTest's: Java and Python ranks of one launch meet in one job.
+    assert launcher_job(case["env"]) == case["job"]
+    if case["job"] is None:
+        with pytest.raises(AgentError, match="no job name"):
+            job_name(env=case["env"])
+    else:
+        assert job_name(env=case["env"]) == case["job"]
+        assert job_name(env={**case["env"], "SWITCHML_JOB": "mine"}) == "mine"  # the user's name wins
 
 
 def test_without_an_environment_rank_0_names_the_job_in_the_store(tmp_path):

@@ -8,7 +8,8 @@ import java.util.Map;
  * (docs/configuration.md, "The environment"): the rank and world size from torchrun and MPI-style
  * launchers ({@code RANK}, {@code WORLD_SIZE}) or from srun ({@code SLURM_PROCID}, {@code SLURM_NTASKS}),
  * and a job name that every rank of one launch derives alike. The job's rule is the Python package's
- * ({@code switchml_torch.backend.job_name}), so that Java and Python ranks of one launch meet in one job:
+ * ({@code switchml_torch.backend.launcher_job}), so that Java and Python ranks of one launch meet in one job; both
+ * sides pass the cases of {@code client/src/test/resources/launcher-job-names.json}:
  * {@code torch-<TORCHELASTIC_RUN_ID>} unless that is {@code none}, else {@code torch-<MASTER_ADDR>:<MASTER_PORT>},
  * with {@code -restart<N>} after an elastic restart (the dead attempt's job may still be winding down at
  * the switch); else {@code slurm-<SLURM_JOB_ID>.<SLURM_STEP_ID>}.

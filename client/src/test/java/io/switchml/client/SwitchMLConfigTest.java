@@ -1,16 +1,23 @@
 package io.switchml.client;
 
-import java.util.Map;
-
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -159,6 +166,24 @@ class SwitchMLConfigTest {
                 .as("an elastic restart is a new job").isEqualTo("torch-h:1-restart2");
         assertThat(jobFrom(Map.of("SLURM_JOB_ID", "4711", "SLURM_STEP_ID", "0"))).isEqualTo("slurm-4711.0");
         assertThat(jobFrom(Map.of("MASTER_ADDR", "h"))).as("no port: no rule applies").isEqualTo("default");
+    }
+
+    @Test
+    void theJobNameRuleIsThePythonPackagesCaseForCase() throws Exception {
+        // The cases python/tests/test_backend.py runs against switchml_torch.backend.launcher_job.
+        JsonArray cases;
+        try (Reader json = new InputStreamReader(SwitchMLConfigTest.class.getResourceAsStream("/launcher-job-names.json"),
+                StandardCharsets.UTF_8)) {
+            cases = JsonParser.parseReader(json).getAsJsonObject().getAsJsonArray("cases");
+        }
+        assertThat(cases).hasSizeGreaterThan(5);
+        for (JsonElement element : cases) {
+            JsonObject c = element.getAsJsonObject();
+            Map<String, String> env = new HashMap<>();
+            c.getAsJsonObject("env").entrySet().forEach(e -> env.put(e.getKey(), e.getValue().getAsString()));
+            String expected = c.get("job").isJsonNull() ? null : c.get("job").getAsString();
+            assertThat(LauncherEnvironment.of(env).settings().get(SwitchMLConfig.Key.JOB)).as("%s", env).isEqualTo(expected);
+        }
     }
 
     private static String jobFrom(Map<String, String> env) {

@@ -16,7 +16,10 @@ class TrainReportsTest {
         assertThat(EpochReport.parse(e.toLine())).isEqualTo(e);
         FinalReport f = new FinalReport(0, 0xfedcba9876543210L, 0.875);
         assertThat(FinalReport.parse(f.toLine())).isEqualTo(f);
-        assertThat(EpochReport.parse("ENDPOINT rank=0 worker=127.0.0.1:1")).isNull();
+        assertThat(EpochReport.parse("ENDPOINT {\"rank\":0,\"worker\":\"127.0.0.1:1\"}")).isNull();
+        assertThat(e.toLine()).as("NaN as JSON's extension").endsWith("\"testAccuracy\":NaN}");
+        EpochReport precise = new EpochReport(0, 1, 1, 1, 0.1 + 0.2, 1.0 / 3, 1e-9, 0, 0.5);
+        assertThat(EpochReport.parse(precise.toLine())).as("every bit, not six decimals").isEqualTo(precise);
     }
 
     @Test

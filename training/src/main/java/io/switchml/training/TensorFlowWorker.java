@@ -102,9 +102,12 @@ final class TensorFlowWorker {
                         testAccuracy = test == null ? Double.NaN : accuracy(session, model, testPixels, test.labels());
                         reports.accept(new EpochReport(rank, epoch, trained.steps(), trained.images(), trained.loss(),
                                 trained.accuracy(), trained.seconds(), aggregation / 1e9, testAccuracy).toLine());
-                    }
-                    if (allReduce != null) {
-                        allReduce.barrier(); // nobody leaves while others still train
+                        if (allReduce != null) {
+                            // Rank 0 alone evaluates the test set: the next epoch's timed steps (and leaving,
+                            // after the last) wait for it here, or the other ranks' first all-reduce would count
+                            // its evaluation as their step time.
+                            allReduce.barrier();
+                        }
                     }
                     TrainedParameters trained = parameters(session, GraphVariables.all(graph));
                     reports.accept(new FinalReport(rank, trained.checksum(), testAccuracy).toLine());

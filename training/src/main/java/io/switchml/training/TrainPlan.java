@@ -24,10 +24,19 @@ import java.util.Map;
  * @param compression  {@code topk} and {@code qsgd}: their settings (the top-k momentum comes from the optimizer)
  * @param optimizer    what applies the aggregated gradient ({@link TrainOptimizer})
  * @param framework    what trains the model (DJL unless told otherwise)
+ * @param model        which model (the perceptron unless told otherwise; TensorFlow trains only that)
  */
 public record TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                         long seed, Path data, int trainLimit, long bucketBytes, Compression compression,
-                        TrainOptimizer optimizer, Framework framework) {
+                        TrainOptimizer optimizer, Framework framework, TrainModel model) {
+    /** The perceptron. */
+    public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
+                     long seed, Path data, int trainLimit, long bucketBytes, Compression compression, TrainOptimizer optimizer,
+                     Framework framework) {
+        this(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression, optimizer,
+                framework, TrainModel.MLP);
+    }
+
     /** Trained with DJL. */
     public TrainPlan(Map<String, String> config, Aggregation aggregation, int epochs, int batchSize, float learningRate,
                      long seed, Path data, int trainLimit, long bucketBytes, Compression compression, TrainOptimizer optimizer) {
@@ -53,6 +62,13 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         java.util.Objects.requireNonNull(compression, "compression");
         java.util.Objects.requireNonNull(optimizer, "optimizer");
         java.util.Objects.requireNonNull(framework, "framework");
+        if (model == null) {
+            model = TrainModel.MLP; // a plan written before models could be chosen
+        }
+        if (framework == Framework.TENSORFLOW && model != TrainModel.MLP) {
+            throw new IllegalArgumentException("--framework tensorflow trains the perceptron only; --model " + model
+                    + " trains with djl");
+        }
         if (compression.momentum() != 0) {
             throw new IllegalArgumentException("the top-k momentum correction follows the optimizer (sgd with topk); got "
                     + compression.toSpec());
@@ -68,18 +84,25 @@ public record TrainPlan(Map<String, String> config, Aggregation aggregation, int
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
         return new TrainPlan(c, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes, compression,
-                optimizer, framework);
+                optimizer, framework, model);
     }
 
     /** The same plan with another aggregation (a comparison runs one plan per method), optimizer and learning rate. */
     public TrainPlan withAggregation(Aggregation a, TrainOptimizer o, float lr) {
-        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o, framework);
+        return new TrainPlan(config, a, epochs, batchSize, lr, seed, data, trainLimit, bucketBytes, compression, o, framework,
+                model);
     }
 
     /** The same plan trained by another framework. */
     public TrainPlan withFramework(Framework f) {
         return new TrainPlan(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes,
-                compression, optimizer, f);
+                compression, optimizer, f, model);
+    }
+
+    /** The same plan training another model. */
+    public TrainPlan withModel(TrainModel m) {
+        return new TrainPlan(config, aggregation, epochs, batchSize, learningRate, seed, data, trainLimit, bucketBytes,
+                compression, optimizer, framework, m);
     }
 
     /** The same plan with another aggregation, the same optimizer. */

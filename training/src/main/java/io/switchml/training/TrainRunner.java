@@ -165,7 +165,8 @@ public final class TrainRunner {
             }
         };
         long start = System.nanoTime();
-        progress.println("starting " + n + " training worker process(es), " + plan.framework() + ", aggregation "
+        progress.println("starting " + n + " training worker process(es), " + plan.framework() + ", model " + plan.model()
+                + " (" + plan.model().parameters() + " parameters), aggregation "
                 + plan.aggregation() + ", optimizer "
                 + plan.optimizer().describe(plan.learningRate(), plan.aggregation()));
         Map<String, String> environment = new HashMap<>(plan.framework() == Framework.TENSORFLOW ? TENSORFLOW_ENVIRONMENT : Map.of());

@@ -147,8 +147,8 @@ public final class TrainWorker {
         float[] testPixels = test == null ? null : test.scaledPixels();
         // Each rank initializes differently on purpose: the broadcast must make them equal.
         Engine.getInstance().setRandomSeed((int) plan.seed() + rank);
-        try (Model model = Model.newInstance("fashion-mnist-mlp")) {
-            model.setBlock(Classifier.mlp());
+        try (Model model = Model.newInstance("fashion-mnist-" + plan.model().id())) {
+            model.setBlock(plan.model().block());
             EpochMeter meter = new EpochMeter();
             // The steps of the run (the sampler drops a short last batch), which a learning-rate schedule spans.
             int runSteps = Math.max(1, plan.epochs() * (shard.size() / plan.batchSize()));
@@ -188,9 +188,11 @@ public final class TrainWorker {
                     testAccuracy = test == null ? Double.NaN : accuracy(trainer, testPixels, test.labels());
                     reports.accept(new EpochReport(rank, epoch, steps, meter.images(), meter.meanLoss(), meter.accuracy(),
                             stepNanos / 1e9, aggregation / 1e9, testAccuracy).toLine());
-                }
-                if (allReduce != null) {
-                    allReduce.barrier(); // nobody leaves while others still train
+                    if (allReduce != null) {
+                        // Rank 0 alone evaluates the test set: the next epoch's timed steps (and leaving, after the last) wait
+                        // for it here, or the other ranks' first all-reduce would count its evaluation as their step time.
+                        allReduce.barrier();
+                    }
                 }
                 TrainedParameters trained = TrainedParameters.of(model.getBlock());
                 reports.accept(new FinalReport(rank, trained.checksum(), testAccuracy).toLine());

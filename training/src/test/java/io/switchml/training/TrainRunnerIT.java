@@ -45,6 +45,24 @@ class TrainRunnerIT {
         assertThat(output).doesNotContain("AutoNonVariableTypeMode");
     }
 
+    @org.junit.jupiter.api.Test
+    void theConvolutionalNetworkTrainsThroughTheSwitchToIdenticalParameters() throws Exception {
+        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 512,
+                1 << 20).withModel(TrainModel.CNN);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
+        TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
+                new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
+        String output = log.toString(StandardCharsets.UTF_8);
+        assertThat(output).contains("model cnn (1701130 parameters)");
+        assertThat(epochs).as(output).hasSize(2);
+        assertThat(summary.parametersIdentical()).as(output).isTrue();
+        assertThat(epochs.get(1).loss()).as(output).isLessThan(epochs.get(0).loss());
+        assertThat(summary.testAccuracy()).as(output).isGreaterThan(0.4); // ten classes: chance is 0.1 (seen: 0.58)
+        // Rank 0's test-set evaluation (most of this run's time) is no rank's step time: both epochs train at one rate.
+        assertThat(epochs.get(1).imagesPerSecond()).as(output).isGreaterThan(epochs.get(0).imagesPerSecond() / 4);
+    }
+
     /** Through the switch; the ring's TensorFlow run is SwitchMlCommandIT's, end to end. */
     @org.junit.jupiter.api.Test
     void tensorflowWorkersLowerTheLossAndEndWithIdenticalVariables() throws Exception {

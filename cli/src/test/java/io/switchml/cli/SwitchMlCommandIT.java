@@ -196,7 +196,7 @@ class SwitchMlCommandIT {
         assertThat(cl.execute("torch-train", "--hook", "allgather")).isNotZero();
         assertThat(err.toString()).contains("--hook must be switchml, ring, ps or none, not allgather");
         assertThat(cl.execute("torch-train", "--backend", "nccl")).isNotZero();
-        assertThat(err.toString()).contains("--backend must be gloo or switchml, not nccl");
+        assertThat(err.toString()).contains("--backend must be gloo, switchml or both (switchml,gloo), not nccl");
         assertThat(cl.execute("torch-train", "--backend", "switchml", "--hook", "ring")).isNotZero();
         assertThat(err.toString()).contains("would start a second agent beside the backend's");
         assertThat(cl.execute("torch-train", "--rate", "1gbit")).isNotZero();

@@ -64,7 +64,7 @@ public final class SparkTraining {
         List<String> lines = new ArrayList<>();
         ranks.forEach(r -> lines.addAll(r.reports()));
         TrainingSummary summary = TrainingSummary.ofReportLines(plan.aggregation().id(), workers, plan.epochs(),
-                plan.batchSize(), lines, (System.nanoTime() - start) / 1e9, null, target);
+                plan.batchSize(), lines, (System.nanoTime() - start) / 1e9, null, target).withModel(plan.model());
         return new SparkTrainingResult(summary, ranks.get(0).parameters());
     }
 

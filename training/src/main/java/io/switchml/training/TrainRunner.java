@@ -209,7 +209,8 @@ public final class TrainRunner {
             workers.awaitSuccess(30_000);
             List<EpochReport> all = byEpoch.values().stream().flatMap(List::stream).toList();
             return TrainingSummary.of(plan.aggregation().id(), n, plan.epochs(), plan.batchSize(), all, last.values(),
-                    (System.nanoTime() - start) / 1e9, rack == null ? null : options.rack().rateBps(), options.target());
+                    (System.nanoTime() - start) / 1e9, rack == null ? null : options.rack().rateBps(), options.target())
+                    .withModel(plan.model());
         }
     }
 

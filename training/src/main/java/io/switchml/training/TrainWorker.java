@@ -95,7 +95,7 @@ public final class TrainWorker {
                 return null;
             }
             return TrainingSummary.ofReportLines(plan.aggregation().id(), workers, plan.epochs(), plan.batchSize(), lines,
-                    (System.nanoTime() - start) / 1e9, null, target);
+                    (System.nanoTime() - start) / 1e9, null, target).withModel(plan.model());
         }
     }
 

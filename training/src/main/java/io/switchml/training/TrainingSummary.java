@@ -18,13 +18,22 @@ import java.util.TreeMap;
  * @param rateBps             the emulated rack's line rate in bit/s; null outside the rack
  * @param target              the test accuracy {@link #secondsToTarget()} measures the time to
  * @param transport           how the workers reached the embedded switch (shared-memory, udp); null otherwise
+ * @param model               what was trained ({@link TrainModel#id()}); null when not said
  */
 public record TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
                               double imagesPerSecond, double aggregationFraction, boolean parametersIdentical,
                               double wallSeconds, List<EpochSummary> epochs, Long rateBps, double target,
-                              String transport) {
+                              String transport, String model) {
     /** The default target accuracy: reached by every method in this project's 3-epoch runs, most of them in epoch 1. */
     public static final double DEFAULT_TARGET = 0.82;
+
+    /** Without the model's name. */
+    public TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
+                           double imagesPerSecond, double aggregationFraction, boolean parametersIdentical,
+                           double wallSeconds, List<EpochSummary> epochs, Long rateBps, double target, String transport) {
+        this(aggregation, workers, epochCount, batchSize, testAccuracy, imagesPerSecond, aggregationFraction,
+                parametersIdentical, wallSeconds, epochs, rateBps, target, transport, null);
+    }
 
     /** Without a transport to report. */
     public TrainingSummary(String aggregation, int workers, int epochCount, int batchSize, double testAccuracy,
@@ -37,7 +46,13 @@ public record TrainingSummary(String aggregation, int workers, int epochCount, i
     /** This summary, saying how the workers reached the switch. */
     public TrainingSummary withTransport(String how) {
         return new TrainingSummary(aggregation, workers, epochCount, batchSize, testAccuracy, imagesPerSecond,
-                aggregationFraction, parametersIdentical, wallSeconds, epochs, rateBps, target, how);
+                aggregationFraction, parametersIdentical, wallSeconds, epochs, rateBps, target, how, model);
+    }
+
+    /** This summary, saying what was trained. */
+    public TrainingSummary withModel(TrainModel trained) {
+        return new TrainingSummary(aggregation, workers, epochCount, batchSize, testAccuracy, imagesPerSecond,
+                aggregationFraction, parametersIdentical, wallSeconds, epochs, rateBps, target, transport, trained.id());
     }
 
     /** Outside the rack, with the default target. */
@@ -162,11 +177,12 @@ public record TrainingSummary(String aggregation, int workers, int epochCount, i
                     s.epoch(), s.images(), number(s.loss()), number(s.accuracy()), number(s.testAccuracy()),
                     number(s.imagesPerSecond()), number(s.aggregationFraction()), number(s.seconds())));
         }
-        return String.format(Locale.ROOT, "{\"aggregation\": \"%s\", \"workers\": %d, \"epochs\": %d, \"batch_size\": %d,"
+        return String.format(Locale.ROOT, "{\"aggregation\": \"%s\", \"model\": %s, \"workers\": %d, \"epochs\": %d, \"batch_size\": %d,"
                         + " \"test_accuracy\": %s, \"images_per_s\": %s, \"aggregation_fraction\": %s,"
                         + " \"parameters_identical\": %s, \"wall_seconds\": %s, \"rate_bps\": %s, \"target_accuracy\": %s,"
                         + " \"seconds_to_target\": %s, \"transport\": %s, \"kernels\": %s, \"per_epoch\": [%s]}",
-                aggregation, workers, epochCount, batchSize, number(testAccuracy), number(imagesPerSecond),
+                aggregation, model == null ? "null" : "\"" + model + "\"", workers, epochCount, batchSize,
+                number(testAccuracy), number(imagesPerSecond),
                 number(aggregationFraction), parametersIdentical, number(wallSeconds),
                 rateBps == null ? "null" : rateBps.toString(), number(target), number(secondsToTarget()),
                 transport == null ? "null" : "\"" + transport + "\"", transport == null ? "null" : "\"" + Kernels.label() + "\"", e);

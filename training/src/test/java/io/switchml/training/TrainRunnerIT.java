@@ -28,11 +28,10 @@ class TrainRunnerIT {
         TrainPlan plan = new TrainPlan(Map.of(), aggregation, 2, 32, lr, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10,
                 io.switchml.collectives.Compression.DEFAULTS.withRatio(0.1));
         assertThat(plan.optimizer()).isEqualTo(optimizer);
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
-        TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
-                new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
-        String output = log.toString(StandardCharsets.UTF_8);
+        Run run = Run.of(plan);
+        TrainingSummary summary = run.summary();
+        List<TrainingSummary.EpochSummary> epochs = run.epochs();
+        String output = run.output();
         assertThat(epochs).as(output).hasSize(2);
         assertThat(summary.parametersIdentical()).as(output).isTrue();
         assertThat(summary.aggregation()).isEqualTo(aggregation.id());
@@ -49,12 +48,13 @@ class TrainRunnerIT {
     void theConvolutionalNetworkTrainsThroughTheSwitchToIdenticalParameters() throws Exception {
         TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 512,
                 1 << 20).withModel(TrainModel.CNN);
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
-        TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
-                new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
-        String output = log.toString(StandardCharsets.UTF_8);
+        Run run = Run.of(plan);
+        TrainingSummary summary = run.summary();
+        List<TrainingSummary.EpochSummary> epochs = run.epochs();
+        String output = run.output();
         assertThat(output).contains("model cnn (1701130 parameters)");
+        assertThat(summary.model()).isEqualTo("cnn");
+        assertThat(summary.toJson()).startsWith("{\"aggregation\": \"switchml\", \"model\": \"cnn\", \"workers\": 2,");
         assertThat(epochs).as(output).hasSize(2);
         assertThat(summary.parametersIdentical()).as(output).isTrue();
         assertThat(epochs.get(1).loss()).as(output).isLessThan(epochs.get(0).loss());
@@ -70,16 +70,26 @@ class TrainRunnerIT {
                 .withFramework(Framework.TENSORFLOW);
         // The plan reaches the workers whole: a worker parses back the framework it was given.
         assertThat(TrainPlan.fromJson(plan.toJson()).framework()).isEqualTo(Framework.TENSORFLOW);
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
-        TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
-                new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
-        String output = log.toString(StandardCharsets.UTF_8);
+        Run run = Run.of(plan);
+        TrainingSummary summary = run.summary();
+        List<TrainingSummary.EpochSummary> epochs = run.epochs();
+        String output = run.output();
         assertThat(output).contains("engine: TensorFlow ");
         assertThat(epochs).as(output).hasSize(2);
         assertThat(summary.parametersIdentical()).as(output).isTrue();
         assertThat(epochs.get(0).images()).isEqualTo(2048);
         assertThat(epochs.get(1).loss()).as(output).isLessThan(epochs.get(0).loss() * 0.8);
         assertThat(summary.testAccuracy()).as(output).isGreaterThan(0.6);
+    }
+
+    /** Two worker processes' run of {@code plan}: its summary, every epoch's, and what the runner printed. */
+    private record Run(TrainingSummary summary, List<TrainingSummary.EpochSummary> epochs, String output) {
+        static Run of(TrainPlan plan) throws Exception {
+            ByteArrayOutputStream log = new ByteArrayOutputStream();
+            List<TrainingSummary.EpochSummary> epochs = new ArrayList<>();
+            TrainingSummary summary = new TrainRunner(new TrainRunner.Options(2, plan, null, Duration.ofMinutes(5)),
+                    new PrintStream(log, true, StandardCharsets.UTF_8)).run(epochs::add);
+            return new Run(summary, epochs, log.toString(StandardCharsets.UTF_8));
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
+import io.switchml.api.SwitchMLException;
 import io.switchml.ipc.IpcPoller;
 import io.switchml.ipc.RequestRing;
 import io.switchml.ipc.ResultBoard;
@@ -27,6 +28,8 @@ import java.util.ArrayDeque;
  */
 final class IpcLink extends ChannelDuplexHandler {
     private static final byte[] WAKE_UP = new byte[IpcPoller.DOORBELL_BYTES];
+    /** How often a polling link checks that its files are whole (a file's size: one system call). */
+    private static final long CHECK_NANOS = 100_000_000L;
 
     private final RequestRing ring;
     private final ResultBoard board;
@@ -44,6 +47,10 @@ final class IpcLink extends ChannelDuplexHandler {
     private int sourceIpv4;
     private int sourcePort;
     private IpcPoller poller;
+    /** The ring's or the board's file shrank under the mapping: the link reads and writes nothing more. */
+    private boolean broken;
+    /** When the files were last checked ({@link #failIfShrank}). */
+    private long checkedAt = System.nanoTime();
     /** A packet went to the ring since the last flush: the switch may need waking. */
     private boolean written;
     /** Packets the full ring could not take yet, oldest first: written before any newer one. */
@@ -78,7 +85,11 @@ final class IpcLink extends ChannelDuplexHandler {
             delivered[i] = board.sequence(slotBase + i);
         }
         WakeFlag sleeping = board.readerSleeping(rank, thread);
-        poller = new IpcPoller(ctx.executor(), this::poll, sleeping, spinNanos);
+        poller = new IpcPoller(ctx.executor(), this::poll, late -> {
+            if (!failIfShrank(late)) {
+                throw late;
+            }
+        }, sleeping, spinNanos);
         poller.start();
     }
 
@@ -115,11 +126,25 @@ final class IpcLink extends ChannelDuplexHandler {
         }
     }
 
-    /** Writes and releases the packet if the ring has room. */
+    /** Writes and releases the packet if the ring has room (drops it once the link is broken). */
     private boolean offer(ByteBuf packet) {
+        if (broken) {
+            packet.release();
+            return true;
+        }
         ByteBuffer view = packet.nioBufferCount() == 1 ? packet.internalNioBuffer(packet.readerIndex(), packet.readableBytes())
                 : packet.nioBuffer();
-        if (!ring.offer(sourceIpv4, sourcePort, view)) {
+        boolean taken;
+        try {
+            taken = ring.offer(sourceIpv4, sourcePort, view);
+        } catch (InternalError e) {
+            if (!failIfShrank(e)) {
+                throw e;
+            }
+            packet.release();
+            return true;
+        }
+        if (!taken) {
             return false;
         }
         written = true;
@@ -163,6 +188,49 @@ final class IpcLink extends ChannelDuplexHandler {
 
     /** Writes what waited for room, and hands every new result of this thread's slots to the lane; on the event loop. */
     private int poll() {
+        if (broken) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        if (now - checkedAt > CHECK_NANOS) {
+            checkedAt = now;
+            if (failIfShrank(null)) {
+                return 0;
+            }
+        }
+        return pollOnce(); // a fault on the files reaches the poller's handler (failIfShrank)
+    }
+
+    /**
+     * When the ring's or the board's file shrank (a process of this user truncated it), stops the link and tells the
+     * lane, which fails the job's operations now rather than at their timeout; returns whether it did. Reading a
+     * mapped page that is gone raises an {@link InternalError} (the JVM's SIGBUS), but at a later point than the read
+     * and on whatever code this thread runs then, so the files are also checked every {@link #CHECK_NANOS} of
+     * polling, and the lane asks here when such an error reaches it.
+     *
+     * @param error the error seen, or null
+     */
+    boolean failIfShrank(Throwable error) {
+        if (broken) {
+            return true;
+        }
+        boolean ringWhole = ring.whole();
+        if (ringWhole && board.whole()) {
+            return false;
+        }
+        broken = true;
+        waiting.forEach(ByteBuf::release);
+        waiting.clear();
+        poller.close();
+        String shrank = ringWhole ? "the job's result board " + board.file() : "the port's request ring";
+        context.fireExceptionCaught(new SharedMemoryPortBroken("rank " + rank + ", thread " + thread + ": " + shrank
+                + " of the switch's shared-memory port shrank under this worker (a process of this user truncated it):"
+                + " no result can reach it there, so the job's operations fail now. Join again (over UDP, or through"
+                + " the port of a restarted switch)", error));
+        return true;
+    }
+
+    private int pollOnce() {
         int handed = waiting.isEmpty() ? 0 : offerWaiting();
         for (int i = 0; i < window; i++) {
             int slot = slotBase + i;
@@ -178,5 +246,12 @@ final class IpcLink extends ChannelDuplexHandler {
             context.fireChannelReadComplete();
         }
         return handed;
+    }
+
+    /** The shared-memory port can no longer be read or written: the job's operations on this worker fail. */
+    static final class SharedMemoryPortBroken extends SwitchMLException {
+        SharedMemoryPortBroken(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 }

@@ -184,14 +184,24 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** Fails every queued and running task with {@code error}; safe from any thread. */
     void abortAll(RuntimeException error) {
         channel.eventLoop().execute(() -> {
-            if (current != null) {
-                current.operation.fail(error);
-                reset();
-            }
-            for (LaneTask t; (t = queue.poll()) != null; ) {
-                t.operation.fail(error);
+            try {
+                abortNow(error);
+            } catch (InternalError late) {
+                // A fault on the shared-memory port's mapped files (when they shrank: the error being reported) is
+                // raised after the access that caused it, wherever this thread is then, and once: so again.
+                abortNow(error);
             }
         });
+    }
+
+    private void abortNow(RuntimeException error) {
+        if (current != null) {
+            current.operation.fail(error);
+            reset();
+        }
+        for (LaneTask t; (t = queue.poll()) != null; ) {
+            t.operation.fail(error);
+        }
     }
 
     /**
@@ -413,6 +423,14 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             // Nothing listens at the switch's port (it is gone or restarting): the timers and the
             // watch deal with that; the ICMP error itself says nothing more.
             return;
+        }
+        if (cause instanceof IpcLink.SharedMemoryPortBroken broken) {
+            failures.laneFailed(broken); // no result can arrive any more: fail now, not at the timeout
+            return;
+        }
+        IpcLink link = cause instanceof InternalError ? ctx.pipeline().get(IpcLink.class) : null;
+        if (link != null && link.failIfShrank(cause)) {
+            return; // a page of the shared-memory port's files was gone: the link said so (above)
         }
         ctx.fireExceptionCaught(cause);
     }

@@ -38,7 +38,7 @@ final class IpcPort implements RequestRing.Consumer {
         this.program = program;
         this.sink = sink;
         this.context = context;
-        this.poller = new IpcPoller(context.executor(), this::poll, ring.readerSleeping(), spinNanos);
+        this.poller = new IpcPoller(context.executor(), this::poll, this::fault, ring.readerSleeping(), spinNanos);
     }
 
     void start() {
@@ -54,17 +54,7 @@ final class IpcPort implements RequestRing.Consumer {
         try {
             read = ring.drain(this, PACKETS_PER_POLL);
         } catch (InternalError e) {
-            // The JVM turns the SIGBUS of a mapped page that is gone into this error: unless the ring is whole (a
-            // job's board shrank, see packet), stop reading it, and the switch goes on over UDP.
-            if (ring.whole()) {
-                throw e;
-            }
-            broken = true;
-            program.counters().increment(SwitchCounter.IPC_RINGS_BROKEN);
-            LOG.error("shared-memory port {}: the file of its request ring shrank under the switch (a process of the"
-                    + " switch's user truncated it); the port reads it no more and the switch goes on over UDP. Workers of"
-                    + " this host that used it fail their operations; restart them (they then use UDP, or restart the"
-                    + " switch for a new port)", portIndex);
+            fault(e);
             return 0;
         }
         long skipped = ring.unblocked() - unblocked;
@@ -88,17 +78,43 @@ final class IpcPort implements RequestRing.Consumer {
             if (!ring.whole()) {
                 throw e; // the ring itself: poll stops the port
             }
-            // A job's board file shrank: its results cannot reach its workers here, which fail their operations
-            // (timeout); the other jobs go on.
-            program.counters().increment(SwitchCounter.IPC_BOARD_FAULTS);
-            if (!boardFaultLogged) {
-                boardFaultLogged = true;
-                LOG.error("shared-memory port {}: a job's result board shrank under the switch (a process of the switch's"
-                        + " user truncated it); that job's results are not delivered to its workers on this host, which"
-                        + " fail their operations; other jobs go on (counted as ipc_board_faults)", portIndex);
-            }
+            boardFault();
         } finally {
             sink.end();
+        }
+    }
+
+    /**
+     * The JVM turned the SIGBUS of a mapped page that is gone into this error, raised after the access that caused it,
+     * wherever this thread was then. When the ring shrank, the port stops reading it and the switch goes on over UDP;
+     * with the ring whole it was a job's board.
+     */
+    private void fault(InternalError e) {
+        if (ring.whole()) {
+            boardFault();
+            return;
+        }
+        if (!broken) {
+            broken = true;
+            program.counters().increment(SwitchCounter.IPC_RINGS_BROKEN);
+            LOG.error("shared-memory port {}: the file of its request ring shrank under the switch (a process of the"
+                    + " switch's user truncated it); the port reads it no more and the switch goes on over UDP. Workers of"
+                    + " this host that used it fail their operations; restart them (they then use UDP, or restart the"
+                    + " switch for a new port)", portIndex);
+        }
+    }
+
+    /**
+     * A job's board file shrank: its results cannot reach its workers here, which notice it and fail their
+     * operations; the other jobs go on.
+     */
+    private void boardFault() {
+        program.counters().increment(SwitchCounter.IPC_BOARD_FAULTS);
+        if (!boardFaultLogged) {
+            boardFaultLogged = true;
+            LOG.error("shared-memory port {}: a job's result board shrank under the switch (a process of the switch's"
+                    + " user truncated it); that job's results are not delivered to its workers on this host, which"
+                    + " fail their operations; other jobs go on (counted as ipc_board_faults)", portIndex);
         }
     }
 

@@ -3,6 +3,7 @@ package io.switchml.ipc;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The idle strategy of one reader of the shared-memory port, on the Netty event loop that also
@@ -38,6 +39,7 @@ public final class IpcPoller implements Runnable {
 
     private final EventExecutor loop;
     private final Source source;
+    private final Consumer<InternalError> faults;
     private final WakeFlag flag;
     private final long spinNanos;
     private final long backstopNanos;
@@ -47,16 +49,31 @@ public final class IpcPoller implements Runnable {
     private volatile boolean closed;
     private ScheduledFuture<?> backstop;
 
-    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag, long spinNanos, long backstopNanos) {
+    /**
+     * @param faults what the reader does with a fault on a mapped page (the JVM's SIGBUS, when a file shrank under the
+     *               mapping): the JVM raises it after the access that caused it, wherever the thread is then, so it can
+     *               reach the poller outside {@code source}; the handler throws it on when it is not the files' fault,
+     *               and polling goes on otherwise
+     */
+    public IpcPoller(EventExecutor loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos,
+                     long backstopNanos) {
         this.loop = loop;
         this.source = source;
+        this.faults = faults;
         this.flag = flag;
         this.spinNanos = spinNanos;
         this.backstopNanos = backstopNanos;
     }
 
-    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag, long spinNanos) {
-        this(loop, source, flag, spinNanos, DEFAULT_BACKSTOP_NANOS);
+    public IpcPoller(EventExecutor loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos) {
+        this(loop, source, faults, flag, spinNanos, DEFAULT_BACKSTOP_NANOS);
+    }
+
+    /** A reader whose files nothing truncates (a fault is not handled). */
+    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag, long spinNanos, long backstopNanos) {
+        this(loop, source, late -> {
+            throw late;
+        }, flag, spinNanos, backstopNanos);
     }
 
     /** Starts polling; safe from any thread. */
@@ -69,6 +86,18 @@ public final class IpcPoller implements Runnable {
 
     @Override
     public void run() {
+        try {
+            poll();
+        } catch (InternalError late) {
+            faults.accept(late);
+            if (!closed) {
+                asleep = false;
+                loop.execute(this);
+            }
+        }
+    }
+
+    private void poll() {
         if (closed || asleep) {
             return;
         }
@@ -97,8 +126,19 @@ public final class IpcPoller implements Runnable {
      * reader spins again, as more work is likely; after the backstop it looks once.
      */
     public void wake(boolean doorbell) {
-        if (awaken(doorbell)) {
+        if (awakenGuarded(doorbell)) {
             run();
+        }
+    }
+
+    /** {@link #awaken}, with a late fault handled (the reader is awake then). */
+    private boolean awakenGuarded(boolean doorbell) {
+        try {
+            return awaken(doorbell);
+        } catch (InternalError late) {
+            faults.accept(late);
+            asleep = false;
+            return !closed;
         }
     }
 
@@ -124,7 +164,7 @@ public final class IpcPoller implements Runnable {
      * handed to it in the middle of that would reach a lane still starting the task they finish.
      */
     public void workExpected() {
-        if (awaken(true)) {
+        if (awakenGuarded(true)) {
             loop.execute(this);
         } else {
             lastWorkAt = System.nanoTime();

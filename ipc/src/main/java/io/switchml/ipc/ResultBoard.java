@@ -3,6 +3,8 @@ package io.switchml.ipc;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -30,6 +32,9 @@ public final class ResultBoard {
 
     private final UnsafeBuffer buffer;
     private final MappedByteBuffer mapped;
+    /** Where it was mapped from, and its size then (see {@link #whole()}). */
+    private final Path file;
+    private final long fileBytes;
     private final int workers;
     private final int slots;
     private final int slotsPerThread;
@@ -69,7 +74,9 @@ public final class ResultBoard {
         }
     }
 
-    private ResultBoard(MappedByteBuffer mapped, Layout layout) {
+    private ResultBoard(Path file, MappedByteBuffer mapped, Layout layout) {
+        this.file = file;
+        this.fileBytes = layout.fileBytes();
         this.mapped = mapped;
         this.buffer = new UnsafeBuffer(mapped);
         this.workers = layout.workers();
@@ -104,7 +111,7 @@ public final class ResultBoard {
         header.putInt(SLOTS_PER_THREAD_OFFSET, slotsPerThread);
         header.putInt(RECORD_BYTES_OFFSET, layout.recordBytes());
         header.putLongVolatile(0, MAGIC);
-        return new ResultBoard(mapped, layout);
+        return new ResultBoard(file, mapped, layout);
     }
 
     /** Maps a board the switch created, checking that it is one and whole. */
@@ -127,7 +134,25 @@ public final class ResultBoard {
         if (layout.fileBytes() != mapped.capacity()) {
             throw new IllegalArgumentException(file + " is not a whole switchml result board");
         }
-        return new ResultBoard(mapped, layout);
+        return new ResultBoard(file, mapped, layout);
+    }
+
+    /**
+     * Whether the board's file still has all its bytes: a process of the same user can truncate it, and reading a
+     * mapped page that is gone raises an {@link InternalError} (the JVM's SIGBUS), on the switch's side and on a
+     * worker's.
+     */
+    public boolean whole() {
+        try {
+            return Files.size(file) >= fileBytes;
+        } catch (IOException e) {
+            return false; // removed: a mapping outlives the name, so only a size tells
+        }
+    }
+
+    /** The file it was mapped from. */
+    public Path file() {
+        return file;
     }
 
     public int workers() {

@@ -114,11 +114,11 @@ public final class AggregationService implements AutoCloseable {
                     System::nanoTime);
             MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);
             // The last interceptor runs first: protected mode before anything else.
-            NetworkAccess networkAccess = new NetworkAccess(security);
+            AddressGate networkAccess = AddressGate.protectedMode(security);
             ServerServiceDefinition controller = malformed.guard(ServerInterceptors.intercept(
                     new ControllerService(registry, sessions, dataplane, announced, joinLimiter),
                     new ControllerAuthenticator(security.operatorTokenDigest()), networkAccess));
-            SessionAccess sessionAccess = new SessionAccess(security.switchmlSessions());
+            AddressGate sessionAccess = AddressGate.switchmlSessions(security.switchmlSessions());
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
                     SwitchmlServices.WAIT_MS).stream()
                     .map(d -> malformed.guard(ServerInterceptors.intercept(d, sessionAccess, networkAccess))).toList();

@@ -214,15 +214,16 @@ final class IpcLink extends ChannelDuplexHandler {
         if (broken) {
             return true;
         }
-        boolean ringWhole = ring.whole();
-        if (ringWhole && board.whole()) {
+        // Polling asks whether a file was truncated; after a fault, whether it is whole (a removed name then counts).
+        boolean ringLost = error == null ? ring.shrank() : !ring.whole();
+        if (!ringLost && (error == null ? !board.shrank() : board.whole())) {
             return false;
         }
         broken = true;
         waiting.forEach(ByteBuf::release);
         waiting.clear();
         poller.close();
-        String shrank = ringWhole ? "the job's result board " + board.file() : "the port's request ring";
+        String shrank = ringLost ? "the port's request ring" : "the job's result board " + board.file();
         context.fireExceptionCaught(new SharedMemoryPortBroken("rank " + rank + ", thread " + thread + ": " + shrank
                 + " of the switch's shared-memory port shrank under this worker (a process of this user truncated it):"
                 + " no result can reach it there, so the job's operations fail now. Join again (over UDP, or through"

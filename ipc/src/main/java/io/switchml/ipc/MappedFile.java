@@ -37,4 +37,29 @@ final class MappedFile {
             throw new UncheckedIOException("cannot map the switch's shared-memory file " + file + ": " + e.getMessage(), e);
         }
     }
+
+    /**
+     * Whether {@code file} still has {@code bytes} bytes: a process of the same user can truncate a mapped file, and
+     * reading a page that is gone raises an {@link InternalError} (the JVM's SIGBUS). A file whose name is gone counts
+     * as not whole: a mapping outlives its name, so only a size tells.
+     */
+    static boolean whole(Path file, long bytes) {
+        try {
+            return Files.size(file) >= bytes;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether {@code file} exists and is shorter than {@code bytes}: truncated under its mappings, whose reads may
+     * fault. A removed name is not that (the switch removes a job's files when the job ends; the pages stay mapped).
+     */
+    static boolean shrank(Path file, long bytes) {
+        try {
+            return Files.size(file) < bytes;
+        } catch (IOException e) {
+            return false;
+        }
+    }
 }

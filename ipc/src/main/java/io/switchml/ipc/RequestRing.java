@@ -1,7 +1,5 @@
 package io.switchml.ipc;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -45,7 +43,7 @@ public final class RequestRing {
     /** When the reader first found the ring blocked by an uncommitted record, or -1. */
     private long blockedSince = -1;
     private long unblocked;
-    /** The creator's file and its size, to tell whether it shrank; null for a mapping that only opened it. */
+    /** The file it was mapped from and its size then, to tell whether it shrank. */
     private Path file;
     private long fileBytes;
 
@@ -92,16 +90,14 @@ public final class RequestRing {
         return ring;
     }
 
-    /**
-     * Whether the ring's file still has all the bytes it was created with: a process of the same user can
-     * truncate it, and reading a mapped page that is gone raises an {@link InternalError} (the JVM's SIGBUS).
-     */
+    /** Whether the ring's file still has all its bytes ({@link MappedFile#whole}); asked after a fault. */
     public boolean whole() {
-        try {
-            return file == null || Files.size(file) >= fileBytes;
-        } catch (IOException e) {
-            return false; // removed: a mapping outlives the name, so only a size tells
-        }
+        return MappedFile.whole(file, fileBytes);
+    }
+
+    /** Whether the ring's file exists and was truncated ({@link MappedFile#shrank}); asked before any fault. */
+    public boolean shrank() {
+        return MappedFile.shrank(file, fileBytes);
     }
 
     /** Maps a ring the switch created. */
@@ -111,11 +107,15 @@ public final class RequestRing {
         if (capacity <= 0 || Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException(file + " is not a switchml request ring (" + mapped.capacity() + " bytes)");
         }
+        RequestRing ring;
         try {
-            return new RequestRing(mapped, capacity);
+            ring = new RequestRing(mapped, capacity);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(file + " is not a switchml request ring");
         }
+        ring.file = file;
+        ring.fileBytes = mapped.capacity();
+        return ring;
     }
 
     /**

@@ -3,8 +3,6 @@ package io.switchml.ipc;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -137,17 +135,14 @@ public final class ResultBoard {
         return new ResultBoard(file, mapped, layout);
     }
 
-    /**
-     * Whether the board's file still has all its bytes: a process of the same user can truncate it, and reading a
-     * mapped page that is gone raises an {@link InternalError} (the JVM's SIGBUS), on the switch's side and on a
-     * worker's.
-     */
+    /** Whether the board's file still has all its bytes ({@link MappedFile#whole}); asked after a fault. */
     public boolean whole() {
-        try {
-            return Files.size(file) >= fileBytes;
-        } catch (IOException e) {
-            return false; // removed: a mapping outlives the name, so only a size tells
-        }
+        return MappedFile.whole(file, fileBytes);
+    }
+
+    /** Whether the board's file exists and was truncated ({@link MappedFile#shrank}); asked before any fault. */
+    public boolean shrank() {
+        return MappedFile.shrank(file, fileBytes);
     }
 
     /** The file it was mapped from. */

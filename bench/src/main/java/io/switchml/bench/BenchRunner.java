@@ -218,7 +218,7 @@ public final class BenchRunner {
         // The job's secret goes to its ranks only: a stranger cannot take one of its seats.
         Map<String, String> environment = algorithm.needsSwitch() ? JobSecret.forWorkers(config) : Map.of();
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),
-                options.type(), options.seed(), algorithm, options.compression());
+                options.type(), options.seed(), algorithm, options.compression(), 0, options.sparsity());
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();

@@ -46,7 +46,7 @@ public final class BenchWorker {
     }
 
     public void run(Consumer<SizeReport> reports) {
-        TensorGenerator generator = new TensorGenerator(plan.seed());
+        TensorGenerator generator = new TensorGenerator(plan.seed(), plan.sparsity());
         try (Session session = open(generator)) {
             for (long bytes : plan.sizes()) {
                 reports.accept(measure(session, generator, bytes));

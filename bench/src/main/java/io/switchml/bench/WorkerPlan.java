@@ -26,9 +26,17 @@ import java.util.Objects;
  * @param algorithm  the all-reduce to run
  * @param compression {@code topk} and {@code qsgd}: their settings
  * @param pauseMs    idle time before each timed all-reduce, for measuring what a joined, waiting job costs (0: none)
+ * @param sparsity   the fraction of the tensors' rows that are not zero ({@link TensorGenerator}); 1: dense
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
-                         DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs) {
+                         DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs,
+                         double sparsity) {
+    /** Dense tensors. */
+    public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
+                      DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs) {
+        this(config, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, 1);
+    }
+
     /** Without pauses. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression) {
@@ -60,13 +68,14 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         if (iterations < 1 || warmup < 0 || pauseMs < 0) {
             throw new IllegalArgumentException("need at least 1 iteration, and no negative warmup or pause");
         }
+        new TensorGenerator(seed, sparsity); // checks the fraction
     }
 
     /** The same plan for another rank. */
     public WorkerPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs);
+        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, sparsity);
     }
 
     /** The plan as the one argument of a worker process ({@link PlanJson}). */

@@ -28,6 +28,12 @@ final class SizeOptions {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated tensors (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--sparsity", defaultValue = "1", paramLabel = "P",
+            description = "Fraction of the tensors' rows of 2048 elements (8 KiB of float32) that are not zero, the same rows"
+                    + " at every rank and for every algorithm; the rest are zero, as in embedding gradients (default:"
+                    + " ${DEFAULT-VALUE}, dense).")
+    double sparsity;
+
     List<Long> bytes() {
         List<Long> all = new ArrayList<>();
         for (String s : sizes) {

@@ -49,6 +49,11 @@ final class FloatOperation extends Operation<FloatBuffer> {
     }
 
     @Override
+    void writeZeros(int from, int to, PayloadCodec codec) {
+        codec.writeZeros(out, outBase + from, to - from);
+    }
+
+    @Override
     String firstUnrepresentable(int from, int to) {
         for (int i = from; i < to; i++) {
             float x = in.get(inBase + i);

@@ -41,6 +41,13 @@ final class IntOperation extends Operation<IntBuffer> {
     }
 
     @Override
+    void writeZeros(int from, int to, PayloadCodec codec) {
+        for (int i = from; i < to; i++) { // int32 blocks are never skipped (LaneTask); here for completeness
+            out.put(outBase + i, 0);
+        }
+    }
+
+    @Override
     String firstUnrepresentable(int from, int to) {
         return null;
     }

@@ -13,12 +13,16 @@ final class LaneTask {
      * it; int32 goes as it is; either way the packets carry the operation's tag.
      */
     final boolean oneRound;
+    /** Blocks that are zero at every worker go as one-element packets (docs/ARCHITECTURE.md section 14). */
+    final boolean skipZeroBlocks;
 
     /**
      * @param oneRoundElements the largest float32 share the job sends in one round; 0: the switch
      *                         has no one-round mode (and int32 then needs its bootstrap too)
+     * @param skipZeroBlocks   the job agreed to skip float32 blocks that are zero at every worker
      */
-    LaneTask(Operation<?> operation, int from, int to, int elementsPerPacket, int window, int oneRoundElements) {
+    LaneTask(Operation<?> operation, int from, int to, int elementsPerPacket, int window, int oneRoundElements,
+             boolean skipZeroBlocks) {
         this.operation = operation;
         this.from = from;
         this.to = to;
@@ -30,5 +34,6 @@ final class LaneTask {
         // Otherwise a bootstrap round: it carries the block exponents (float32) and, for every type,
         // the operation's descriptor (see OperationDescriptor). One-round packets carry its tag instead.
         this.schedule = new SlotSchedule(blocks, window, !oneRound);
+        this.skipZeroBlocks = skipZeroBlocks && operation.quantized() && !oneRound;
     }
 }

@@ -66,6 +66,9 @@ abstract class Operation<B extends Buffer> {
     abstract void decode(AggregationPacket result, int from, int to, int eMax, boolean unrepresentableBlock,
                          PayloadCodec codec);
 
+    /** Writes +0 for elements [from, to) of the output: a block that was zero at every worker. */
+    abstract void writeZeros(int from, int to, PayloadCodec codec);
+
     /** Index and value text of this worker's first unrepresentable element in [from, to), or null. */
     abstract String firstUnrepresentable(int from, int to);
 

@@ -74,6 +74,9 @@ public final class SwitchMLConfig {
                         + " of at most this many that fits one window goes raw and the switch quantizes it (bit-identical"
                         + " results; larger shares cost the switch more CPU than the round trip saves on one host); 0 ="
                         + " always two rounds, for int32 too. Every worker of a job uses the same; the switch may refuse it"),
+        SKIP_ZERO_BLOCKS("skipZeroBlocks", "on",
+                "on or off: float32 blocks that are zero at every worker cost a one-element packet instead of the block"
+                        + " (sparse gradients; results are bit-identical either way). Every worker of a job uses the same"),
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
@@ -222,6 +225,7 @@ public final class SwitchMLConfig {
     private final int slotsPerThread;
     private final int threads;
     private final int oneRoundElements;
+    private final boolean skipZeroBlocks;
     private final String localAddress;
     private final Congestion congestion;
     private final Transport transport;
@@ -269,6 +273,7 @@ public final class SwitchMLConfig {
         }
         threads = (int) inRange(Key.THREADS, integer(Key.THREADS), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
         oneRoundElements = (int) inRange(Key.ONE_ROUND_ELEMENTS, integer(Key.ONE_ROUND_ELEMENTS), 0, Integer.MAX_VALUE);
+        skipZeroBlocks = onOff(Key.SKIP_ZERO_BLOCKS);
         if ((long) slotsPerThread * threads > ProtocolConstants.MAX_SLOTS) {
             throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
                     + " = " + (long) slotsPerThread * threads + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
@@ -436,6 +441,11 @@ public final class SwitchMLConfig {
         return oneRoundElements;
     }
 
+    /** Whether this worker asks its job to skip float32 blocks that are zero at every worker. */
+    public boolean skipZeroBlocks() {
+        return skipZeroBlocks;
+    }
+
     /** Empty when the address is to be chosen by routing. */
     public String localAddress() {
         return localAddress;
@@ -596,6 +606,16 @@ public final class SwitchMLConfig {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key.property() + " must be an integer, not '" + v + "'", e);
         }
+    }
+
+    private boolean onOff(Key key) {
+        String v = string(key).toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "on", "true", "yes", "1" -> true;
+            case "off", "false", "no", "0" -> false;
+            default -> throw new IllegalArgumentException(key.property() + " must be on or off, not '" + string(key)
+                    + "' (" + key.description + ")");
+        };
     }
 
     private double probability(Key key) {
@@ -777,6 +797,10 @@ public final class SwitchMLConfig {
 
         public Builder oneRoundElements(int elements) {
             return set(Key.ONE_ROUND_ELEMENTS, elements);
+        }
+
+        public Builder skipZeroBlocks(boolean skip) {
+            return set(Key.SKIP_ZERO_BLOCKS, skip ? "on" : "off");
         }
 
         public Builder slotsPerThread(int slots) {

@@ -71,6 +71,8 @@ final class SwitchSession implements AllReduce {
     private final int slotsPerThread;
     /** The largest float32 share a worker thread sends in one round trip, as the switch granted it (0: none). */
     private final int oneRoundElements;
+    /** The job skips float32 blocks that are zero at every worker (the controller checked every rank asked). */
+    private final boolean skipZeroBlocks;
     private final List<WorkerLane> lanes = new ArrayList<>();
     private final ExecutorService completions;
     private final WorkerStatistics statistics;
@@ -134,6 +136,7 @@ final class SwitchSession implements AllReduce {
         }, lossListener != null);
         this.slotsPerThread = grantedWindow(config, joined);
         this.oneRoundElements = joined.getOneRoundElements();
+        this.skipZeroBlocks = joined.getSkipZeroBlocks();
         this.stallDiagnosis = new StallDiagnosis(control, jobNumber, jobId);
         this.switchEndpoints = new InetSocketAddress[config.threads()];
         for (int t = 0; t < config.threads(); t++) {
@@ -165,6 +168,7 @@ final class SwitchSession implements AllReduce {
                     .setSlotsPerThread(config.slotsPerThread())
                     .setThreads(config.threads())
                     .setOneRoundElements(config.oneRoundElements())
+                    .setSkipZeroBlocks(config.skipZeroBlocks())
                     .build();
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
                     sockets.ports(), config.joinTimeout(), waitForController);
@@ -319,7 +323,8 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < lanesCount; t++) {
             int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
-            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread, oneRoundElements));
+            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread, oneRoundElements,
+                    skipZeroBlocks));
         }
         return operation.future.exceptionallyCompose(stallDiagnosis::explain);
     }

@@ -343,7 +343,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         if (exponentBlock >= 0 && op.quantized()) {
             int bits = op.maxMagnitudeBits(blockStart(task, exponentBlock), blockEnd(task, exponentBlock), codec);
             e0 = BlockQuantizer.exponent(bits);
-            e1 = BlockQuantizer.flag(bits);
+            e1 = BlockQuantizer.flag(bits, task.skipZeroBlocks);
         } else if (op.quantized()) {
             e0 = BlockQuantizer.MIN_EXPONENT;
         }
@@ -354,7 +354,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
             elements = to - from;
-            if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
+            if (nextFlag[i] == BlockQuantizer.FLAG_ZERO) {
+                elements = BlockQuantizer.SKIPPED_BLOCK_ELEMENTS; // zero at every worker: every worker sends this
+                codec.zeroFill(tx, elements);
+                statistics.zeroBlocksSkipped.increment();
+            } else if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
                 codec.zeroFill(tx, elements); // its value cannot be carried; everyone sends zeros
             } else {
                 op.encode(from, to, nextExponent[i], tx, codec);
@@ -463,10 +467,14 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         } else if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
-            boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
-            op.decode(rx, from, to, nextExponent[i], unrepresentable, codec);
-            if (unrepresentable) {
-                op.noteUnrepresentable(from, to);
+            if (nextFlag[i] == BlockQuantizer.FLAG_ZERO) {
+                op.writeZeros(from, to, codec); // what the block's sum of zeros dequantizes to: +0.0
+            } else {
+                boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
+                op.decode(rx, from, to, nextExponent[i], unrepresentable, codec);
+                if (unrepresentable) {
+                    op.noteUnrepresentable(from, to);
+                }
             }
         }
         if (schedule.exponentBlock(q) >= 0) {

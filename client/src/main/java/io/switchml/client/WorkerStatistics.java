@@ -31,6 +31,8 @@ public final class WorkerStatistics {
     volatile String transport = "udp";
     /** Packets that waited for room in the shared-memory port's full request ring (written once it had room). */
     final LongAdder ipcRingFull = new LongAdder();
+    /** Float32 blocks sent as one-element packets because they were zero at every worker. */
+    final LongAdder zeroBlocksSkipped = new LongAdder();
     volatile long baseRttNanos = -1;
 
     /** A consistent-enough copy for reporting. */
@@ -42,6 +44,11 @@ public final class WorkerStatistics {
     /** Packets that waited for room in the shared-memory port's full request ring. */
     public long ipcRingFull() {
         return ipcRingFull.sum();
+    }
+
+    /** Float32 blocks that were zero at every worker and went as one-element packets. */
+    public long zeroBlocksSkipped() {
+        return zeroBlocksSkipped.sum();
     }
 
     public Snapshot snapshot() {

@@ -64,6 +64,17 @@ class SwitchMLConfigTest {
     }
 
     @Test
+    void zeroBlockSkippingIsOnByDefaultAndTakesOnOrOff() {
+        assertThat(SwitchMLConfig.builder().workers(1).rank(0).build().skipZeroBlocks()).isTrue();
+        assertThat(SwitchMLConfig.builder().workers(1).rank(0).skipZeroBlocks(false).build().skipZeroBlocks()).isFalse();
+        assertThat(SwitchMLConfig.builder().workers(1).rank(0).set(SwitchMLConfig.Key.SKIP_ZERO_BLOCKS, "OFF").build()
+                .skipZeroBlocks()).isFalse();
+        assertThatThrownBy(() -> SwitchMLConfig.builder().workers(1).rank(0).set(SwitchMLConfig.Key.SKIP_ZERO_BLOCKS, "maybe")
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("switchml.skipZeroBlocks must be on or off, not 'maybe'");
+    }
+
+    @Test
     void fileThenSystemPropertiesThenBuilder(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("switchml.properties");
         Files.writeString(file, "switchml.rank=1\nswitchml.workers=4\nswitchml.threads=2\nswitchml.slotsPerThread=8\n");

@@ -67,7 +67,8 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
             JoinResponse.Builder b = JoinResponse.newBuilder().setJobNumber(job.number).setJobId(job.id)
                     .setSwitchAddress(announcedAddress)
                     .setSlotsPerThread(job.grant.slotsPerThread()).setAdmission(job.grant.reason())
-                    .setOneRoundElements(job.oneRoundElements);
+                    .setOneRoundElements(job.oneRoundElements)
+                    .setSkipZeroBlocks(job.parameters.getSkipZeroBlocks());
             for (int port : dataplane.ports()) {
                 b.addSwitchPorts(port);
             }

@@ -505,6 +505,6 @@ final class JobRegistry {
     static String describe(JobParameters p) {
         return "workers=" + p.getNumWorkers() + ", elementsPerPacket=" + p.getElementsPerPacket()
                 + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads()
-                + ", oneRoundElements=" + p.getOneRoundElements();
+                + ", oneRoundElements=" + p.getOneRoundElements() + ", skipZeroBlocks=" + p.getSkipZeroBlocks();
     }
 }

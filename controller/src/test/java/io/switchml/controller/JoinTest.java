@@ -219,6 +219,23 @@ class JoinTest extends ControllerTestSupport {
     }
 
     @Test
+    void zeroBlockSkippingIsAgreedByEveryRankAndEchoed() {
+        JobParameters skipping = params(2).toBuilder().setSkipZeroBlocks(true).build();
+        List<JoinResponse> joined = joinAll(List.of(joinRequest("skip", 0, skipping, 40_000).build(),
+                joinRequest("skip", 1, skipping, 40_000).build()));
+        assertThat(joined).allSatisfy(r -> assertThat(r.getSkipZeroBlocks()).isTrue());
+        List<JoinResponse> dense = joinAll(List.of(joinRequest("dense", 0, params(2), 42_000).build(),
+                joinRequest("dense", 1, params(2), 42_000).build()));
+        assertThat(dense).allSatisfy(r -> assertThat(r.getSkipZeroBlocks()).isFalse());
+
+        CompletableFuture<JoinResponse> a = joinAsync(joinRequest("mixed", 0, skipping, 44_000).build());
+        CompletableFuture<JoinResponse> b = joinAsync(joinRequest("mixed", 1, params(2), 44_000).build());
+        int refused = firstToFinish(a, b);
+        assertStatus(failure(refused == 0 ? a : b), Code.INVALID_ARGUMENT, "skipZeroBlocks=" + (refused == 0),
+                "skipZeroBlocks=" + (refused != 0), "every worker of a job must be configured alike");
+    }
+
+    @Test
     void aRankWithOtherParametersThanTheWaitingRanksIsRefusedNamingBoth() {
         JobParameters p = params(2);
         JobParameters other = p.toBuilder().setSlotsPerThread(16).build();

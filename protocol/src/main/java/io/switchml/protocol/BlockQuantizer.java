@@ -33,6 +33,19 @@ public final class BlockQuantizer {
     public static final int FLAG_UNREPRESENTABLE = 1;
     /** Value of e1 for an ordinary block. */
     public static final int FLAG_NONE = 0;
+    /**
+     * Value of e1 for a block whose every element is +0.0 or -0.0, in a job that skips zero blocks
+     * (docs/ARCHITECTURE.md section 14). It is below {@link #FLAG_NONE}, so the switch's maximum is
+     * {@code FLAG_ZERO} exactly when the block is zero at every worker; one non-zero block anywhere,
+     * or an unrepresentable one, outranks it.
+     */
+    public static final int FLAG_ZERO = -1;
+    /**
+     * Elements of the packet that stands in for a block zero at every worker: one, holding 0, since a
+     * packet carries at least one whole element. Every worker sends it alike, so the switch sees an
+     * ordinary short round.
+     */
+    public static final int SKIPPED_BLOCK_ELEMENTS = 1;
 
     /** |bits| at or above this are NaN, infinities or finite values with |x| >= 2^127. */
     private static final int FIRST_UNREPRESENTABLE_BITS = 0x7F000000;
@@ -93,6 +106,11 @@ public final class BlockQuantizer {
     /** The e1 flag for a block whose largest magnitude has these bits. */
     public static int flag(int maxMagnitudeBits) {
         return representable(maxMagnitudeBits) ? FLAG_NONE : FLAG_UNREPRESENTABLE;
+    }
+
+    /** The e1 flag, with {@link #FLAG_ZERO} for an all-zero block when the job skips zero blocks. */
+    public static int flag(int maxMagnitudeBits, boolean skipZeroBlocks) {
+        return skipZeroBlocks && maxMagnitudeBits == 0 ? FLAG_ZERO : flag(maxMagnitudeBits);
     }
 
     /** The largest magnitude one of n workers may send: floor((2^31 - 1) / n). */

@@ -5,6 +5,7 @@ import io.switchml.protocol.kernels.PayloadKernels;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.util.Arrays;
 
 /**
  * Whole payloads between tensors and packets, for the worker's hot path, on this JVM's
@@ -111,6 +112,18 @@ public final class PayloadCodec {
             }
         }
         dst.put(at, sums, 0, count);
+    }
+
+    /** Writes {@code count} values +0.0 to {@code dst[at, at + count)}. */
+    public void writeZeros(FloatBuffer dst, int at, int count) {
+        if (dst.hasArray()) {
+            Arrays.fill(dst.array(), dst.arrayOffset() + at, dst.arrayOffset() + at + count, 0f);
+            return;
+        }
+        Arrays.fill(floats, 0f); // the scratch: one bulk copy per packet's worth
+        for (int done = 0; done < count; done += floats.length) {
+            dst.put(at + done, floats, 0, Math.min(floats.length, count - done));
+        }
     }
 
     /** Zeroes the first {@code elements} payload elements. */

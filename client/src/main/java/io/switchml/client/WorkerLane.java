@@ -76,6 +76,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     /** Per window slot: max exponent and flag of the block the slot sends next (from the bootstrap). */
     private final byte[] nextExponent;
     private final byte[] nextFlag;
+    /**
+     * With zero-block skipping: per block of the running task, the largest magnitude bits of this
+     * worker's block, or -1 until computed; each block is read once for its exponent and for the
+     * reports on blocks ahead. Grown when a task has more blocks, never shrunk.
+     */
+    private int[] blockBits = new int[0];
 
     private final LossDetector loss;
     /** Null when congestion control is off: then every granted slot may be in flight. */
@@ -259,6 +265,12 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         loss.start(now);
         activeSlots = 0;
         SlotSchedule schedule = task.schedule;
+        if (task.skipZeroBlocks) {
+            if (blockBits.length < schedule.blocks()) {
+                blockBits = new int[schedule.blocks()];
+            }
+            Arrays.fill(blockBits, 0, schedule.blocks(), -1);
+        }
         for (int i = 0; i < window; i++) {
             int q = schedule.firstPacket(i);
             pending[i] = q;
@@ -341,7 +353,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int e1 = 0;
         int exponentBlock = schedule.exponentBlock(q);
         if (exponentBlock >= 0 && op.quantized()) {
-            int bits = op.maxMagnitudeBits(blockStart(task, exponentBlock), blockEnd(task, exponentBlock), codec);
+            int bits = magnitudeBits(task, exponentBlock);
             e0 = BlockQuantizer.exponent(bits);
             e1 = BlockQuantizer.flag(bits, task.skipZeroBlocks);
         } else if (op.quantized()) {
@@ -354,10 +366,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
             elements = to - from;
-            if (nextFlag[i] == BlockQuantizer.FLAG_ZERO) {
-                elements = BlockQuantizer.SKIPPED_BLOCK_ELEMENTS; // zero at every worker: every worker sends this
-                codec.zeroFill(tx, elements);
-                statistics.zeroBlocksSkipped.increment();
+            if (task.skipZeroBlocks && nextFlag[i] == BlockQuantizer.FLAG_ZERO) {
+                elements = encodeBlocksAhead(task, q, tx); // the block is zero at every worker: no values
             } else if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
                 codec.zeroFill(tx, elements); // its value cannot be carried; everyone sends zeros
             } else {
@@ -368,6 +378,38 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             op.descriptor.write(tx);
         }
         txBytes[i] = AggregationPacket.bytesFor(elements);
+    }
+
+    /**
+     * The packet that stands in for a block zero at every worker: one element per block that follows
+     * the packet's exponent block on its slot (at most {@link BlockQuantizer#ZERO_LOOKAHEAD_BLOCKS}),
+     * 1 where this worker's block holds a value; one element 0 when none follows. Returns the length.
+     */
+    private int encodeBlocksAhead(LaneTask task, int q, AggregationPacket tx) {
+        SlotSchedule schedule = task.schedule;
+        int ahead = schedule.blocksAhead(q, BlockQuantizer.ZERO_LOOKAHEAD_BLOCKS);
+        if (ahead == 0) {
+            tx.element(0, 0);
+            return 1;
+        }
+        int e = schedule.exponentBlock(q);
+        for (int j = 0; j < ahead; j++) {
+            tx.element(j, magnitudeBits(task, e + (j + 1) * schedule.window()) == 0 ? 0 : 1);
+        }
+        return ahead;
+    }
+
+    /** The largest magnitude bits of this worker's block, read once per task where the task skips zero blocks. */
+    private int magnitudeBits(LaneTask task, int block) {
+        if (!task.skipZeroBlocks) {
+            return task.operation.maxMagnitudeBits(blockStart(task, block), blockEnd(task, block), codec);
+        }
+        int bits = blockBits[block];
+        if (bits < 0) {
+            bits = task.operation.maxMagnitudeBits(blockStart(task, block), blockEnd(task, block), codec);
+            blockBits[block] = bits;
+        }
+        return bits;
     }
 
     @Override
@@ -450,6 +492,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         int dataBlock = schedule.dataBlock(q);
         boolean mismatched = task.oneRound ? OneRoundPackets.mismatched(rx)
                 : dataBlock < 0 && !op.descriptor.matches(rx, op.workers);
+        boolean skipped = task.skipZeroBlocks && dataBlock >= 0 && nextFlag[i] == BlockQuantizer.FLAG_ZERO;
         if (mismatched) {
             MismatchedOperationException error = new MismatchedOperationException(op.description()
                     + ": the workers of job number " + jobNumber + " are not running the same all-reduce (the switch"
@@ -467,8 +510,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         } else if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
-            if (nextFlag[i] == BlockQuantizer.FLAG_ZERO) {
-                op.writeZeros(from, to, codec); // what the block's sum of zeros dequantizes to: +0.0
+            if (skipped) {
+                writeZeros(task, dataBlock);
             } else {
                 boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
                 op.decode(rx, from, to, nextExponent[i], unrepresentable, codec);
@@ -482,6 +525,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             nextFlag[i] = (byte) rx.exponent1();
         }
         int next = schedule.nextPacket(q);
+        if (skipped && next >= 0) {
+            next = skipKnownZeros(task, i, q);
+        }
         pending[i] = next;
         if (next >= 0) {
             enqueue(i);
@@ -491,6 +537,44 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         } else {
             sendReady(); // the window may have grown
         }
+    }
+
+    /**
+     * After the result of a packet that stood in for a zero block (in {@link #rx}): the blocks it
+     * proved zero at every worker (its exponent block, where e1 says so, and the leading blocks ahead
+     * whose sum is 0) need no round of their own. Writes zeros for every packet whose values are such
+     * a block and whose exponent is one too (or that carries none), and returns the slot's next packet
+     * to send: -1 when none is left, else one whose values are known (then sent as a stand-in again,
+     * reporting further ahead) or the next block with values. Every worker reads the same result, so
+     * every worker skips the same packets.
+     */
+    private int skipKnownZeros(LaneTask task, int i, int q) {
+        SlotSchedule schedule = task.schedule;
+        int e = schedule.exponentBlock(q); // >= 0: packet q has a successor
+        // Known zero everywhere: block e + j * window for j = 0 (if e1 says so) and j = 1..zerosAhead.
+        boolean exponentBlockZero = nextFlag[i] == BlockQuantizer.FLAG_ZERO;
+        int ahead = schedule.blocksAhead(q, BlockQuantizer.ZERO_LOOKAHEAD_BLOCKS);
+        int zerosAhead = 0;
+        while (zerosAhead < ahead && rx.element(zerosAhead) == 0) {
+            zerosAhead++;
+        }
+        int next = schedule.nextPacket(q); // its values: block e; its exponent: block e + window, if any
+        int j = 0;
+        while (next >= 0 && (j == 0 ? exponentBlockZero : j <= zerosAhead)
+                && (schedule.exponentBlock(next) < 0 || j + 1 <= zerosAhead)) {
+            writeZeros(task, e + j * schedule.window());
+            next = schedule.nextPacket(next);
+            j++;
+        }
+        if (next >= 0 && j > 0) {
+            nextFlag[i] = BlockQuantizer.FLAG_ZERO; // its values are known zero (j <= zerosAhead): a stand-in again
+        }
+        return next;
+    }
+
+    private void writeZeros(LaneTask task, int block) {
+        task.operation.writeZeros(blockStart(task, block), blockEnd(task, block), codec); // what a sum of zeros gives: +0.0
+        statistics.zeroBlocksSkipped.increment();
     }
 
     /** Counts what a congestion signal did and publishes the window. */

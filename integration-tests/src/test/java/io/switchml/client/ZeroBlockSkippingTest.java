@@ -11,6 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,6 +122,58 @@ class ZeroBlockSkippingTest {
                 }
             }
             assertThat(skipped(dense)).as("a job that did not ask skips nothing").isZero();
+        }
+    }
+
+    /** Zero everywhere except a fraction of blocks, each non-zero at one random rank or at all of them. */
+    private static float[][] mostlyZeroInputs(long seed, int n, int length, double nonZeroBlocks) {
+        float[][] values = TestTensors.floatsByRank(seed, n, length);
+        float[][] inputs = new float[n][length];
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int from = 0; from < length; from += K) {
+            if (random.nextDouble() >= nonZeroBlocks) {
+                continue;
+            }
+            int only = random.nextBoolean() ? random.nextInt(n) : -1;
+            for (int r = 0; r < n; r++) {
+                if (only < 0 || only == r) {
+                    System.arraycopy(values[r], from, inputs[r], from, Math.min(K, length - from));
+                    inputs[r][from] = 1f + r; // TestTensors has zero blocks of its own
+                }
+            }
+        }
+        return inputs;
+    }
+
+    @ParameterizedTest(name = "window {0}")
+    @ValueSource(ints = {1, 3, 16})
+    void longZeroRunsCostAFewRoundsAndStayExactUnderLossDuplicationAndReordering(int window) {
+        int n = 3;
+        int length = 600 * K + 11;
+        FaultInjection faults = new FaultInjection(0.03, 0.03, 0.3, 2_000, 17 + window);
+        try (LocalCluster quiet = new LocalCluster(n, 1, b -> b.slotsPerThread(window).oneRoundElements(0));
+             LocalCluster faulty = new LocalCluster(n, 1, b -> b.slotsPerThread(window).oneRoundElements(0)
+                     .faultInjection(faults).operationTimeout(java.time.Duration.ofSeconds(60)))) {
+            for (int c = 0; c < 3; c++) {
+                float[][] inputs = mostlyZeroInputs(31L * window + c, n, length, 0.03);
+                float[] expected = ReferenceAllReduce.floats(inputs, K, ReduceOp.SUM);
+                long zeroBlocks = blocksZeroEverywhere(inputs);
+                for (LocalCluster cluster : List.of(quiet, faulty)) {
+                    long skippedBefore = skipped(cluster);
+                    long[] before = cluster.statisticsTotals();
+                    List<float[]> results = run(cluster, inputs, ReduceOp.SUM);
+                    String where = "window " + window + ", case " + c + (cluster == faulty ? ", with faults" : "");
+                    for (int r = 0; r < n; r++) {
+                        assertThat(results.get(r)).as("%s, rank %d", where, r).isEqualTo(expected);
+                    }
+                    assertThat(skipped(cluster) - skippedBefore).as("%s: blocks skipped", where).isEqualTo(n * zeroBlocks);
+                    long[] after = cluster.statisticsTotals();
+                    long fresh = (after[0] - before[0]) - (after[1] - before[1]);
+                    // 601 blocks, about 18 with values: their rounds, a stand-in before each and one per 64 zero
+                    // blocks of a slot, and the bootstrap round; a packet per block would be 601 + window each.
+                    assertThat(fresh / n).as("%s: packets per worker, retransmissions aside", where).isLessThan(150);
+                }
+            }
         }
     }
 

@@ -41,11 +41,11 @@ public final class BlockQuantizer {
      */
     public static final int FLAG_ZERO = -1;
     /**
-     * Elements of the packet that stands in for a block zero at every worker: one, holding 0, since a
-     * packet carries at least one whole element. Every worker sends it alike, so the switch sees an
-     * ordinary short round.
+     * The most blocks ahead that the packet standing in for a block zero at every worker reports on
+     * (docs/ARCHITECTURE.md section 14): one element per block, 1 where this worker's block holds a
+     * value, so the switch's sum is 0 exactly for the blocks zero everywhere. 256 bytes of payload.
      */
-    public static final int SKIPPED_BLOCK_ELEMENTS = 1;
+    public static final int ZERO_LOOKAHEAD_BLOCKS = 64;
 
     /** |bits| at or above this are NaN, infinities or finite values with |x| >= 2^127. */
     private static final int FIRST_UNREPRESENTABLE_BITS = 0x7F000000;

@@ -76,6 +76,19 @@ public final class SlotSchedule {
         return q >= lag ? q - lag : -1;
     }
 
+    /**
+     * How many of the blocks that follow packet q's exponent block on its slot ({@code e + window},
+     * {@code e + 2 window}, ...) exist, at most {@code limit}; 0 when q carries no exponent. A packet
+     * that stands in for a block zero everywhere reports on these (docs/ARCHITECTURE.md section 14).
+     */
+    public int blocksAhead(int q, int limit) {
+        int e = exponentBlock(q);
+        if (e < 0) {
+            return 0;
+        }
+        return (int) Math.min(limit, (blocks - 1L - e) / window);
+    }
+
     /** The block whose exponent packet q carries, or -1 when it carries none. */
     public int exponentBlock(int q) {
         return lag > 0 && q < blocks ? q : -1;

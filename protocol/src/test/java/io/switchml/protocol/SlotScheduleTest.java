@@ -18,6 +18,26 @@ class SlotScheduleTest {
         return s.dataBlock(q) != -1 || s.exponentBlock(q) != -1;
     }
 
+    /** blocksAhead counts the blocks that follow q's exponent block on q's slot, within the share and the limit. */
+    @Property(tries = 300)
+    void blocksAheadAreTheSlotsLaterBlocks(
+            @ForAll @IntRange(min = 0, max = 3000) int blocks,
+            @ForAll @IntRange(min = 1, max = 64) int window,
+            @ForAll @IntRange(min = 0, max = 100) int limit) {
+        SlotSchedule s = new SlotSchedule(blocks, window, true);
+        for (int q = 0; q < s.endPacket(); q++) {
+            int e = s.exponentBlock(q);
+            int expected = 0;
+            if (e >= 0) {
+                for (int b = e + window; b < blocks && expected < limit; b += window) {
+                    assertThat(s.slotOf(b + window)).isEqualTo(s.slotOf(q)); // b's exponent goes on q's slot too
+                    expected++;
+                }
+            }
+            assertThat(s.blocksAhead(q, limit)).as("packet %d", q).isEqualTo(expected);
+        }
+    }
+
     /** Walks every slot's chain; returns, per packet, the slot chain and position it was met at. */
     @Property(tries = 400)
     void chainsVisitEveryUsefulPacketOnceAndCarryEveryBlockOnce(

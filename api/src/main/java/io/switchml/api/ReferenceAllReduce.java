@@ -1,6 +1,7 @@
 package io.switchml.api;
 
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.SixteenBitLanes;
 
 import java.nio.FloatBuffer;
 import java.util.Arrays;
@@ -20,6 +21,14 @@ public final class ReferenceAllReduce {
 
     /** Writes the float32 result of one block, given each rank's values of that block. */
     public static void floatBlock(float[][] blockByRank, int length, ReduceOp op, float[] out) {
+        floatBlock(blockByRank, length, op, false, out);
+    }
+
+    /**
+     * The same in 16-bit lanes ({@link SixteenBitLanes}) where asked: the terms are scaled to
+     * {@code floor((2^15 - 1) / n)}, and each value's sum is its lane's, which the headroom keeps exact.
+     */
+    public static void floatBlock(float[][] blockByRank, int length, ReduceOp op, boolean sixteenBitLanes, float[] out) {
         int n = blockByRank.length;
         int maxBits = 0;
         for (float[] block : blockByRank) {
@@ -30,7 +39,7 @@ public final class ReferenceAllReduce {
             return;
         }
         int eMax = BlockQuantizer.exponent(maxBits);
-        double scale = BlockQuantizer.scale(eMax, n);
+        double scale = sixteenBitLanes ? SixteenBitLanes.scale(eMax, n) : BlockQuantizer.scale(eMax, n);
         double divisor = scale * (op == ReduceOp.MEAN ? n : 1);
         for (int i = 0; i < length; i++) {
             int sum = 0;
@@ -55,17 +64,26 @@ public final class ReferenceAllReduce {
 
     /** The whole float32 result for tensors held in memory, one per rank. */
     public static float[] floats(float[][] tensorByRank, int elementsPerPacket, ReduceOp op) {
+        return floats(tensorByRank, elementsPerPacket, op, false);
+    }
+
+    /**
+     * The same with 16-bit lanes where asked: then a block is {@code 2 x elementsPerPacket} values, as
+     * many as a packet carries.
+     */
+    public static float[] floats(float[][] tensorByRank, int elementsPerPacket, ReduceOp op, boolean sixteenBitLanes) {
+        int valuesPerBlock = sixteenBitLanes ? 2 * elementsPerPacket : elementsPerPacket;
         int n = tensorByRank.length;
         int length = tensorByRank[0].length;
         float[] result = new float[length];
-        float[][] blocks = new float[n][elementsPerPacket];
-        float[] out = new float[elementsPerPacket];
-        for (int from = 0; from < length; from += elementsPerPacket) {
-            int len = Math.min(elementsPerPacket, length - from);
+        float[][] blocks = new float[n][valuesPerBlock];
+        float[] out = new float[valuesPerBlock];
+        for (int from = 0; from < length; from += valuesPerBlock) {
+            int len = Math.min(valuesPerBlock, length - from);
             for (int r = 0; r < n; r++) {
                 System.arraycopy(tensorByRank[r], from, blocks[r], 0, len);
             }
-            floatBlock(blocks, len, op, out);
+            floatBlock(blocks, len, op, sixteenBitLanes, out);
             System.arraycopy(out, 0, result, from, len);
         }
         return result;

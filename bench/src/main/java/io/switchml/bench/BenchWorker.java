@@ -76,7 +76,7 @@ public final class BenchWorker {
         int workers = c.allReduce().workers();
         int rounds = plan.warmup() + plan.iterations(); // all-reduces of each size's buffer; the last is verified
         ResultVerifier verifier = switch (plan.algorithm()) {
-            case SWITCHML -> ResultVerifier.switchMl(generator, workers, c.elementsPerPacket());
+            case SWITCHML -> ResultVerifier.switchMl(generator, workers, c.elementsPerPacket(), c.laneBits() == 16);
             case RING -> ResultVerifier.ring(generator, workers);
             case PS -> ResultVerifier.parameterServer(generator, workers);
             case TOPK -> ResultVerifier.topK(generator, workers, plan.compression(), rounds);

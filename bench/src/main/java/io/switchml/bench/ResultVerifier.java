@@ -111,8 +111,15 @@ public final class ResultVerifier {
 
     /** SwitchML: block floating point, one exponent per packet of {@code elementsPerPacket} elements. */
     public static ResultVerifier switchMl(TensorGenerator generator, int workers, int elementsPerPacket) {
-        return new ResultVerifier(generator, workers, elementsPerPacket,
-                (blocks, from, count, length, out) -> ReferenceAllReduce.floatBlock(blocks, count, ReduceOp.SUM, out));
+        return switchMl(generator, workers, elementsPerPacket, false);
+    }
+
+    /** The same, in 16-bit lanes where asked: then a packet's block is twice as many values. */
+    public static ResultVerifier switchMl(TensorGenerator generator, int workers, int elementsPerPacket,
+                                         boolean sixteenBitLanes) {
+        return new ResultVerifier(generator, workers, sixteenBitLanes ? 2 * elementsPerPacket : elementsPerPacket,
+                (blocks, from, count, length, out) -> ReferenceAllReduce.floatBlock(blocks, count, ReduceOp.SUM,
+                        sixteenBitLanes, out));
     }
 
     /** The ring: element i summed around the ring starting at the rank whose chunk holds it. */

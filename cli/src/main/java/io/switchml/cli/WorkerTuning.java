@@ -23,6 +23,11 @@ final class WorkerTuning {
             + " workers on its host, else UDP), udp or ipc (default auto).")
     String transport;
 
+    @Option(names = "--lanes", paramLabel = "BITS", description = "Bits per float32 value on the switch's wire: 32, or 16"
+            + " (two values per 32-bit element: half the bytes, 14 bits of a block's largest value at 2 workers, 8 at 128)"
+            + " (default 32).")
+    Integer lanes;
+
     @Option(names = "--operation-timeout-ms", description = "An all-reduce taking longer fails (default 60000).")
     Long operationTimeoutMs;
 
@@ -37,6 +42,7 @@ final class WorkerTuning {
         put(s, SwitchMLConfig.Key.THREADS, threads);
         put(s, SwitchMLConfig.Key.OPERATION_TIMEOUT_MS, operationTimeoutMs);
         put(s, SwitchMLConfig.Key.TRANSPORT, transport);
+        put(s, SwitchMLConfig.Key.LANES, lanes);
         return s;
     }
 

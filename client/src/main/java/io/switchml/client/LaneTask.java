@@ -15,6 +15,8 @@ final class LaneTask {
     final boolean oneRound;
     /** Blocks that are zero at every worker go as one-element packets (docs/ARCHITECTURE.md section 14). */
     final boolean skipZeroBlocks;
+    /** Values per block: a packet's elements, or twice as many in 16-bit lanes. */
+    final int valuesPerBlock;
 
     /**
      * @param oneRoundElements the largest float32 share the job sends in one round; 0: the switch
@@ -26,10 +28,11 @@ final class LaneTask {
         this.operation = operation;
         this.from = from;
         this.to = to;
-        int blocks = (to - from + elementsPerPacket - 1) / elementsPerPacket;
+        this.valuesPerBlock = operation.valuesPerPacket(elementsPerPacket);
+        int blocks = (to - from + valuesPerBlock - 1) / valuesPerBlock;
         // Every worker decides alike: the sizes and the job's granted limit are the same everywhere.
         // int32 needs no staging, so any size goes without a bootstrap once the switch has the mode.
-        this.oneRound = blocks > 0 && oneRoundElements > 0
+        this.oneRound = blocks > 0 && oneRoundElements > 0 && operation.oneRoundCapable()
                 && (!operation.quantized() || blocks <= window && to - from <= oneRoundElements);
         // Otherwise a bootstrap round: it carries the block exponents (float32) and, for every type,
         // the operation's descriptor (see OperationDescriptor). One-round packets carry its tag instead.

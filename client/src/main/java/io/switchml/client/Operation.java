@@ -53,6 +53,21 @@ abstract class Operation<B extends Buffer> {
     /** Whether a bootstrap round must carry block exponents ahead of the values. */
     abstract boolean quantized();
 
+    /** Whether the one-round mode (raw values, quantized by the switch) can carry it. */
+    boolean oneRoundCapable() {
+        return true;
+    }
+
+    /** Values a packet of {@code elements} payload elements carries: as many, or twice as many in 16-bit lanes. */
+    int valuesPerPacket(int elements) {
+        return elements;
+    }
+
+    /** Payload elements that carry {@code values} of this operation's values. */
+    int elementsFor(int values) {
+        return values;
+    }
+
     /** Largest magnitude bits of elements [from, to); only for quantized types. */
     abstract int maxMagnitudeBits(int from, int to, PayloadCodec codec);
 

@@ -7,6 +7,7 @@ import io.switchml.control.ControllerCredentials;
 import io.switchml.control.JobNames;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
+import io.switchml.protocol.SixteenBitLanes;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -77,6 +78,10 @@ public final class SwitchMLConfig {
         SKIP_ZERO_BLOCKS("skipZeroBlocks", "on",
                 "on or off: float32 blocks that are zero at every worker cost a one-element packet instead of the block"
                         + " (sparse gradients; results are bit-identical either way). Every worker of a job uses the same"),
+        LANES("lanes", "32",
+                "bits per float32 value on the wire: 32, or 16 (two values per 32-bit element, each with a 16-bit term:"
+                        + " half the bytes, about 14 bits of a block's largest value at 2 workers, 8 at 128; at most 128"
+                        + " workers). Every worker of a job uses the same"),
         THREADS("threads", "1", "worker threads, each with its own UDP port and slot range"),
         LOCAL_ADDRESS("localAddress", "",
                 "IP address the workers' UDP sockets bind to; empty = the address that routes to the switch"),
@@ -226,6 +231,7 @@ public final class SwitchMLConfig {
     private final int threads;
     private final int oneRoundElements;
     private final boolean skipZeroBlocks;
+    private final int lanes;
     private final String localAddress;
     private final Congestion congestion;
     private final Transport transport;
@@ -274,6 +280,14 @@ public final class SwitchMLConfig {
         threads = (int) inRange(Key.THREADS, integer(Key.THREADS), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
         oneRoundElements = (int) inRange(Key.ONE_ROUND_ELEMENTS, integer(Key.ONE_ROUND_ELEMENTS), 0, Integer.MAX_VALUE);
         skipZeroBlocks = onOff(Key.SKIP_ZERO_BLOCKS);
+        lanes = integer(Key.LANES);
+        if (lanes != 32 && lanes != 16) {
+            throw new IllegalArgumentException(Key.LANES.property() + " must be 32 or 16, not " + lanes);
+        }
+        if (lanes == 16 && workers > SixteenBitLanes.MAX_WORKERS) {
+            throw new IllegalArgumentException(Key.LANES.property() + " = 16 takes at most " + SixteenBitLanes.MAX_WORKERS
+                    + " workers, not " + workers + ": beyond, a value keeps fewer than 8 bits, worse than bfloat16; use 32");
+        }
         if ((long) slotsPerThread * threads > ProtocolConstants.MAX_SLOTS) {
             throw new IllegalArgumentException(Key.SLOTS_PER_THREAD.property() + " x " + Key.THREADS.property()
                     + " = " + (long) slotsPerThread * threads + " exceeds the " + ProtocolConstants.MAX_SLOTS + " slots of the pool");
@@ -439,6 +453,11 @@ public final class SwitchMLConfig {
     /** The largest share of a worker thread sent in one round trip (float32); 0: never. */
     public int oneRoundElements() {
         return oneRoundElements;
+    }
+
+    /** Bits per float32 value on the wire: 32, or 16 (two values per element). */
+    public int lanes() {
+        return lanes;
     }
 
     /** Whether this worker asks its job to skip float32 blocks that are zero at every worker. */
@@ -797,6 +816,11 @@ public final class SwitchMLConfig {
 
         public Builder oneRoundElements(int elements) {
             return set(Key.ONE_ROUND_ELEMENTS, elements);
+        }
+
+        /** 32 (the default) or 16 bits per float32 value on the wire. */
+        public Builder lanes(int bits) {
+            return set(Key.LANES, bits);
         }
 
         public Builder skipZeroBlocks(boolean skip) {

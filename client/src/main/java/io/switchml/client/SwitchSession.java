@@ -169,6 +169,7 @@ final class SwitchSession implements AllReduce {
                     .setThreads(config.threads())
                     .setOneRoundElements(config.oneRoundElements())
                     .setSkipZeroBlocks(config.skipZeroBlocks())
+                    .setLaneBits(config.lanes())
                     .build();
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
                     sockets.ports(), config.joinTimeout(), waitForController);
@@ -276,7 +277,7 @@ final class SwitchSession implements AllReduce {
         Tensors.checkOutput(in.remaining(), out.remaining());
         long sequence = operationSequence.getAndIncrement();
         return submit(new FloatOperation(sequence, op, in, out, workers(), lanes.size(), completions,
-                describe(sequence, "float32", in.remaining(), op)));
+                describe(sequence, "float32", in.remaining(), op), config.lanes() == 16));
     }
 
     @Override
@@ -314,8 +315,8 @@ final class SwitchSession implements AllReduce {
             return operation.future;
         }
         statistics.operations.increment();
-        // Whole blocks per lane, so every lane but the last carries only full packets.
-        int k = config.elementsPerPacket();
+        // Whole blocks per lane, so every lane but the last carries only full packets (k: values per block).
+        int k = operation.valuesPerPacket(config.elementsPerPacket());
         int blocks = (operation.length + k - 1) / k;
         int lanesCount = lanes.size();
         inFlight.put(operation.sequence, operation);
@@ -323,7 +324,7 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < lanesCount; t++) {
             int from = (int) Math.min(operation.length, (long) blocks * t / lanesCount * k);
             int to = (int) Math.min(operation.length, (long) blocks * (t + 1) / lanesCount * k);
-            lanes.get(t).submit(new LaneTask(operation, from, to, k, slotsPerThread, oneRoundElements,
+            lanes.get(t).submit(new LaneTask(operation, from, to, config.elementsPerPacket(), slotsPerThread, oneRoundElements,
                     skipZeroBlocks));
         }
         return operation.future.exceptionallyCompose(stallDiagnosis::explain);

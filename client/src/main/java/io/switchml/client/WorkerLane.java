@@ -229,10 +229,16 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         return snapshot;
     }
 
-    /** The blocks of {@code task} whose results arrived: on slot i, those of every packet sent before pending[i]. */
+    /**
+     * The blocks of {@code task} whose results arrived: on slot i, those of every packet sent before
+     * pending[i]. Counted in blocks of k values, as failover counts them: a 16-bit task's block of
+     * 2k values is two of those.
+     */
     private BitSet heldBlocks(LaneTask task) {
         SlotSchedule schedule = task.schedule;
-        BitSet held = new BitSet(schedule.blocks());
+        int perBlock = task.valuesPerBlock / k;
+        int kBlocks = (task.to - task.from + k - 1) / k;
+        BitSet held = new BitSet(kBlocks);
         for (int i = 0; i < window; i++) {
             if (schedule.firstPacket(i) < 0) {
                 continue;
@@ -241,7 +247,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
             for (int q = i; q < answeredBelow; q += window) {
                 int block = schedule.dataBlock(q);
                 if (block >= 0) {
-                    held.set(block);
+                    held.set(block * perBlock, Math.min(kBlocks, (block + 1) * perBlock));
                 }
             }
         }
@@ -365,7 +371,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
-            elements = to - from;
+            elements = op.elementsFor(to - from);
             if (task.skipZeroBlocks && nextFlag[i] == BlockQuantizer.FLAG_ZERO) {
                 elements = encodeBlocksAhead(task, q, tx); // the block is zero at every worker: no values
             } else if (nextFlag[i] != BlockQuantizer.FLAG_NONE) {
@@ -663,10 +669,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
     }
 
     private int blockStart(LaneTask task, int block) {
-        return task.from + block * k;
+        return task.from + block * task.valuesPerBlock;
     }
 
     private int blockEnd(LaneTask task, int block) {
-        return Math.min(task.to, task.from + (block + 1) * k);
+        return Math.min(task.to, task.from + (block + 1) * task.valuesPerBlock);
     }
 }

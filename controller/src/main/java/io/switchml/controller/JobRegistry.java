@@ -505,6 +505,7 @@ final class JobRegistry {
     static String describe(JobParameters p) {
         return "workers=" + p.getNumWorkers() + ", elementsPerPacket=" + p.getElementsPerPacket()
                 + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads()
-                + ", oneRoundElements=" + p.getOneRoundElements() + ", skipZeroBlocks=" + p.getSkipZeroBlocks();
+                + ", oneRoundElements=" + p.getOneRoundElements() + ", skipZeroBlocks=" + p.getSkipZeroBlocks()
+                + (p.getLaneBits() == 16 ? ", laneBits=16" : "");
     }
 }

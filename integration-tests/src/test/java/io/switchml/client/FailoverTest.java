@@ -107,7 +107,9 @@ class FailoverTest {
         try (FailoverCluster cluster = new FailoverCluster(2, 1, List.of(nobody), b -> b)) {
             List<CompletableFuture<Void>> ops = new ArrayList<>();
             for (SwitchMLContext c : cluster.contexts) {
-                ops.add(c.allReduceAsync(new float[4 << 20], ReduceOp.SUM));
+                float[] ones = new float[4 << 20];
+                java.util.Arrays.fill(ones, 1f); // values, not zeros, which the job would skip (and finish early)
+                ops.add(c.allReduceAsync(ones, ReduceOp.SUM));
             }
             cluster.killActiveSwitchAfter(100);
             long start = System.nanoTime();

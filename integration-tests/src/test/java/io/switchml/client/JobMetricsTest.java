@@ -33,7 +33,9 @@ class JobMetricsTest {
              SwitchMetrics metrics = SwitchMetrics.start(cluster.service, new MetricsOptions("127.0.0.1", 0))) {
             cluster.onEveryWorker((rank, context) -> {
                 for (int i = 0; i < ALL_REDUCES; i++) {
-                    context.allReduce(new float[ELEMENTS], ReduceOp.SUM);
+                    float[] values = new float[ELEMENTS];
+                    java.util.Arrays.fill(values, 1f); // zeros would be skipped, and the bytes counted below not sent
+                    context.allReduce(values, ReduceOp.SUM);
                 }
                 return null;
             });

@@ -36,7 +36,9 @@ class RandomizedExactnessTest {
     private static final String ONLY = System.getProperty("randomized.cluster", "");
     /**
      * Clusters per worker count: group 0 without worker-side drops, the others with; groups 2 and 3
-     * use 2048-element packets and start with a large case (1M to 4M elements).
+     * use 2048-element packets and start with a large case (1M to 4M elements); group 5 carries float32
+     * in 16-bit lanes. Every cluster skips blocks zero at every worker (the default), which
+     * {@link TestTensors} has.
      */
     private static final int GROUPS = 6;
     private static final int CASES_PER_CLUSTER = 12;
@@ -67,6 +69,10 @@ class RandomizedExactnessTest {
     /** A cluster's settings, drawn from its seed. */
     record ClusterPlan(int workers, int group, long seed, int elementsPerPacket, int slotsPerThread, int threads,
                        FaultInjection faults) {
+        boolean sixteenBitLanes() {
+            return group == 5;
+        }
+
         static ClusterPlan of(int workers, int group) {
             long seed = FaultInjector.seed(MASTER_SEED, workers, group);
             SplittableRandom r = new SplittableRandom(seed);
@@ -105,9 +111,9 @@ class RandomizedExactnessTest {
 
         @Override
         public String toString() {
-            return String.format("cluster %d:%d (master seed %d): N=%d k=%d window=%d threads=%d, worker faults drop=%.2f%%"
+            return String.format("cluster %d:%d (master seed %d): N=%d k=%d window=%d threads=%d%s, worker faults drop=%.2f%%"
                             + " dup=%.2f%% delay<=%dus on %.0f%% (fault seed %d)", workers, group, MASTER_SEED, workers,
-                    elementsPerPacket, slotsPerThread, threads, 100 * faults.dropRate(), 100 * faults.duplicateRate(),
+                    elementsPerPacket, slotsPerThread, threads, sixteenBitLanes() ? " 16-bit lanes" : "", 100 * faults.dropRate(), 100 * faults.duplicateRate(),
                     faults.maxDelayMicros(), 100 * faults.delayRate(), faults.seed());
         }
     }
@@ -152,7 +158,7 @@ class RandomizedExactnessTest {
         System.out.println(plan);
         try (LocalCluster cluster = new LocalCluster(workers, 1 + group % 2, b -> b
                 .elementsPerPacket(plan.elementsPerPacket()).slotsPerThread(plan.slotsPerThread())
-                .threads(plan.threads()).faultInjection(plan.faults())
+                .threads(plan.threads()).faultInjection(plan.faults()).lanes(plan.sixteenBitLanes() ? 16 : 32)
                 .operationTimeout(Duration.ofSeconds(30)))) {
             for (int i = 0; i < CASES_PER_CLUSTER; i++) {
                 run(cluster, plan, Case.of(plan, i));
@@ -184,7 +190,7 @@ class RandomizedExactnessTest {
             } catch (RuntimeException e) {
                 throw new AssertionError(where + ": the all-reduce failed: " + e, e);
             }
-            float[] expected = ReferenceAllReduce.floats(inputs, k, c.op());
+            float[] expected = ReferenceAllReduce.floats(inputs, k, c.op(), plan.sixteenBitLanes());
             for (int r = 0; r < n; r++) {
                 int at = Arrays.mismatch(results.get(r), expected);
                 if (at >= 0) {

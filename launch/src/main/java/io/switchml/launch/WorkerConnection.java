@@ -28,8 +28,9 @@ import java.util.function.Supplier;
  * @param allReduce the open all-reduce
  * @param counters  its packet counters (packets zero for the TCP baselines, which never resend themselves) and bytes sent
  * @param elementsPerPacket {@code switchml}: the packet size, the unit of its block scaling; 0 otherwise
+ * @param laneBits  {@code switchml}: bits per float32 value on the wire (32, or 16: two values per element); 32 otherwise
  */
-public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters, int elementsPerPacket)
+public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters, int elementsPerPacket, int laneBits)
         implements AutoCloseable {
     /** Packets retransmitted and sent so far, and bytes put on the wire ({@code switchml}: UDP payload; the others: TCP). */
     public record Counters(long retransmissions, long packets, long bytesSent) {
@@ -67,7 +68,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
         return new WorkerConnection(context, () -> {
             WorkerStatistics.Snapshot s = context.statistics().snapshot();
             return new Counters(s.retransmissions(), s.packetsSent(), s.bytesSent());
-        }, context.config().elementsPerPacket());
+        }, context.config().elementsPerPacket(), context.config().lanes());
     }
 
     /**
@@ -93,7 +94,7 @@ public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters,
                     .workers(workers).endpoints(all.workers()).servers(all.servers()).serversInWorkers(true)
                     .compression(compression).operationTimeout(parsed.operationTimeout());
             AllReduce allReduce = Collectives.open(config.build(), worker, server);
-            return new WorkerConnection(allReduce, () -> new Counters(0, 0, ((BytesSent) allReduce).bytesSent()), 0);
+            return new WorkerConnection(allReduce, () -> new Counters(0, 0, ((BytesSent) allReduce).bytesSent()), 0, 32);
         } catch (RuntimeException e) {
             worker.close();
             if (server != null) {

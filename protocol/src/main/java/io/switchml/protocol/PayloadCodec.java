@@ -30,7 +30,7 @@ public final class PayloadCodec {
     public PayloadCodec(PayloadKernels kernels, int elements) {
         this.kernels = kernels;
         this.ints = new int[elements];
-        this.floats = new float[elements];
+        this.floats = new float[2 * elements]; // 16-bit lanes carry two values per element
     }
 
     /** The kernels this codec runs. */
@@ -65,6 +65,28 @@ public final class PayloadCodec {
             kernels.quantize(floats, 0, n, scale, dst.buffer(), dst.elementIndex(0));
         }
         zeroFill(dst, n, elements);
+    }
+
+    /** 16-bit lanes: writes {@code src[from, to)} quantized with {@code scale}, two values per payload element. */
+    public void quantizePairs(FloatBuffer src, int from, int to, double scale, AggregationPacket dst) {
+        int n = to - from;
+        if (src.hasArray()) {
+            kernels.quantizePairs(src.array(), src.arrayOffset() + from, n, scale, dst.buffer(), dst.elementIndex(0));
+        } else {
+            src.get(from, floats, 0, n);
+            kernels.quantizePairs(floats, 0, n, scale, dst.buffer(), dst.elementIndex(0));
+        }
+    }
+
+    /** 16-bit lanes: writes the {@code count} values of the payload's lane sums, {@code sum / divisor}, to {@code dst[at, at + count)}. */
+    public void dequantizePairs(AggregationPacket src, int count, double divisor, FloatBuffer dst, int at) {
+        double reciprocal = 1.0 / divisor;
+        if (dst.hasArray()) {
+            kernels.dequantizePairs(src.buffer(), src.elementIndex(0), count, reciprocal, dst.array(), dst.arrayOffset() + at);
+        } else {
+            kernels.dequantizePairs(src.buffer(), src.elementIndex(0), count, reciprocal, floats, 0);
+            dst.put(at, floats, 0, count);
+        }
     }
 
     /** Writes {@code src[from, to)} as raw float32 bit patterns into the payload (the one-round mode). */

@@ -1,5 +1,8 @@
 package io.switchml.protocol.kernels;
 
+import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.SixteenBitLanes;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -51,4 +54,29 @@ public interface PayloadKernels {
      * {@code first}, else adding; the one-round mode's quantised sum of staged contributions.
      */
     void quantizeBits(int[] bits, int from, int n, double scale, int[] sums, boolean first);
+
+    /**
+     * 16-bit lanes ({@link SixteenBitLanes}): writes {@code round(src[from + 2j] * scale)} and
+     * {@code round(src[from + 2j + 1] * scale)} packed as payload element j at byte {@code at}, for the
+     * n values (an odd last one pairs with 0). One implementation for all: the pass is rare and the
+     * packing is the same arithmetic everywhere.
+     */
+    default void quantizePairs(float[] src, int from, int n, double scale, ByteBuffer dst, int at) {
+        for (int i = 0; i < n; i += 2) {
+            int first = BlockQuantizer.quantize(src[from + i], scale);
+            int second = i + 1 < n ? BlockQuantizer.quantize(src[from + i + 1], scale) : 0;
+            dst.putInt(at + i / 2 * Integer.BYTES, SixteenBitLanes.pack(first, second));
+        }
+    }
+
+    /** 16-bit lanes: writes each lane sum of the elements at byte {@code at}, times {@code reciprocal}, to {@code dst[to + i]}, i < n values. */
+    default void dequantizePairs(ByteBuffer src, int at, int n, double reciprocal, float[] dst, int to) {
+        for (int i = 0; i < n; i += 2) {
+            int element = src.getInt(at + i / 2 * Integer.BYTES);
+            dst[to + i] = BlockQuantizer.dequantizeByReciprocal(SixteenBitLanes.first(element), reciprocal);
+            if (i + 1 < n) {
+                dst[to + i + 1] = BlockQuantizer.dequantizeByReciprocal(SixteenBitLanes.second(element), reciprocal);
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@
 what can be checked in one process (the job's name, dtype conversion, device staging)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,15 @@ def test_two_ranks_collectives_dtypes_ddp_and_half_precision_hook(launcher):
                          capture_output=True, text=True, timeout=200)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "rank 0 ok" in run.stdout and "[rank 1] rank 1 ok" in run.stderr, run.stdout + run.stderr
+
+
+def test_sixteen_bit_lanes_through_the_environment(launcher):
+    env = dict(os.environ, SWITCHML_LANES="16")
+    run = subprocess.run([launcher, "torchrun", "--workers", "2", "--timeout", "PT150S", "--python", sys.executable,
+                          str(HERE / "lanes16_ranks.py")], capture_output=True, text=True, timeout=200, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "rank 0 ok" in run.stdout and "rank 1 ok" in run.stdout + run.stderr, run.stdout + run.stderr
+    assert "laneBits=16" in run.stdout + run.stderr, "the job was installed with 16-bit lanes"
 
 
 def test_the_backend_is_registered_on_import():

@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.api.ReduceOp;
 import io.switchml.control.ControllerAddress;
 import io.switchml.control.ControllerCredentials;
 import io.switchml.controller.AggregationService;
@@ -9,6 +10,7 @@ import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.LeafRanks;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -136,6 +138,25 @@ final class LocalCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Every rank all-reduces its row of {@code inputs} into a fresh output (NaN until written, so that an
+     * element the all-reduce leaves unwritten shows) at once; the outputs, by rank.
+     */
+    List<float[]> allReduce(float[][] inputs, ReduceOp op) {
+        int length = inputs[0].length;
+        return onEveryWorker((rank, ctx) -> {
+            float[] out = new float[length];
+            Arrays.fill(out, Float.NaN);
+            ctx.allReduce(inputs[rank], out, op);
+            return out;
+        });
+    }
+
+    /** UDP payload bytes all workers sent so far. */
+    long bytesSent() {
+        return contexts.stream().mapToLong(c -> c.statistics().snapshot().bytesSent()).sum();
     }
 
     interface WorkerBody<T> {

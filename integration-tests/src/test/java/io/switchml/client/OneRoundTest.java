@@ -51,14 +51,6 @@ class OneRoundTest {
         return inputs;
     }
 
-    private static List<float[]> run(LocalCluster cluster, float[][] inputs, ReduceOp op) {
-        int length = inputs[0].length;
-        return cluster.onEveryWorker((rank, ctx) -> {
-            float[] out = new float[length];
-            ctx.allReduce(inputs[rank], out, op);
-            return out;
-        });
-    }
 
     private static long counter(LocalCluster cluster, String name) {
         Map<String, Long> counters = cluster.service.dataplane().counters();
@@ -75,8 +67,8 @@ class OneRoundTest {
                 for (ReduceOp op : ReduceOp.values()) {
                     float[][] inputs = specialInputs(seed++, n, length);
                     long before = counter(oneRound, "one_round_results");
-                    List<float[]> one = run(oneRound, inputs, op);
-                    List<float[]> two = run(twoRounds, inputs, op);
+                    List<float[]> one = oneRound.allReduce(inputs, op);
+                    List<float[]> two = twoRounds.allReduce(inputs, op);
                     int blocks = (length + K - 1) / K;
                     assertThat(counter(oneRound, "one_round_results") - before).as("one round per block").isEqualTo(blocks);
                     float[] reference = ReferenceAllReduce.floats(inputs, K, op);
@@ -96,7 +88,7 @@ class OneRoundTest {
         try (LocalCluster cluster = new LocalCluster(2)) {
             float[][] inputs = TestTensors.floatsByRank(5, 2, K + 10);
             WorkerStatistics.Snapshot before = cluster.contexts.get(0).statistics().snapshot();
-            run(cluster, inputs, ReduceOp.SUM);
+            cluster.allReduce(inputs, ReduceOp.SUM);
             WorkerStatistics.Snapshot after = cluster.contexts.get(0).statistics().snapshot();
             long fresh = (after.packetsSent() - before.packetsSent()) - (after.retransmissions() - before.retransmissions());
             assertThat(fresh).as("no exponent round").isEqualTo(2);
@@ -126,7 +118,7 @@ class OneRoundTest {
                 int length = SIZES[i % SIZES.length];
                 float[][] inputs = specialInputs(7000 + i, 4, length);
                 float[] reference = ReferenceAllReduce.floats(inputs, K, ReduceOp.SUM);
-                List<float[]> results = run(cluster, inputs, ReduceOp.SUM);
+                List<float[]> results = cluster.allReduce(inputs, ReduceOp.SUM);
                 for (float[] result : results) {
                     assertThat(result).as("all-reduce %d, %d elements", i, length).isEqualTo(reference);
                 }
@@ -163,8 +155,8 @@ class OneRoundTest {
              LocalCluster oneRound = new LocalCluster(2)) {
             for (int length : SIZES) {
                 float[][] inputs = specialInputs(length, 2, length);
-                float[] inOneRound = run(oneRound, inputs, ReduceOp.SUM).get(0);
-                assertThat(run(cluster, inputs, ReduceOp.SUM)).allSatisfy(r -> assertThat(r).isEqualTo(inOneRound));
+                float[] inOneRound = oneRound.allReduce(inputs, ReduceOp.SUM).get(0);
+                assertThat(cluster.allReduce(inputs, ReduceOp.SUM)).allSatisfy(r -> assertThat(r).isEqualTo(inOneRound));
             }
             assertThat(service.dataplane().counters()).containsEntry("one_round_results", 0L)
                     .containsEntry("drops_unused_bits", 0L);

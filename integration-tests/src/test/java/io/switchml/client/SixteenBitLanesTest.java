@@ -43,18 +43,7 @@ class SixteenBitLanesTest {
         return inputs;
     }
 
-    private static List<float[]> run(LocalCluster cluster, float[][] inputs, ReduceOp op) {
-        int length = inputs[0].length;
-        return cluster.onEveryWorker((rank, ctx) -> {
-            float[] out = new float[length];
-            ctx.allReduce(inputs[rank], out, op);
-            return out;
-        });
-    }
 
-    private static long bytesSent(LocalCluster cluster) {
-        return cluster.contexts.stream().mapToLong(c -> c.statistics().snapshot().bytesSent()).sum();
-    }
 
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {1, 2, 3, 4})
@@ -65,10 +54,10 @@ class SixteenBitLanesTest {
             for (int length : new int[]{1, 2 * K - 1, 2 * K, 2 * K + 1, 9 * K + 3, 40 * K}) {
                 for (ReduceOp op : ReduceOp.values()) {
                     float[][] inputs = inputs(seed++, n, length);
-                    long before16 = bytesSent(sixteen);
-                    long before32 = bytesSent(thirtyTwo);
-                    List<float[]> results = run(sixteen, inputs, op);
-                    List<float[]> wide = run(thirtyTwo, inputs, op);
+                    long before16 = sixteen.bytesSent();
+                    long before32 = thirtyTwo.bytesSent();
+                    List<float[]> results = sixteen.allReduce(inputs, op);
+                    List<float[]> wide = thirtyTwo.allReduce(inputs, op);
                     float[] expected = ReferenceAllReduce.floats(inputs, K, op, true);
                     String where = n + " workers, " + length + " values, " + op;
                     for (int r = 0; r < n; r++) {
@@ -77,7 +66,7 @@ class SixteenBitLanesTest {
                     assertThat(wide.get(0)).as("%s: the 32-bit path is unchanged", where)
                             .isEqualTo(ReferenceAllReduce.floats(inputs, K, op));
                     if (length == 40 * K) {
-                        double ratio = (double) (bytesSent(sixteen) - before16) / (bytesSent(thirtyTwo) - before32);
+                        double ratio = (double) (sixteen.bytesSent() - before16) / (thirtyTwo.bytesSent() - before32);
                         assertThat(ratio).as("%s: bytes sent, 16 / 32 bits", where).isBetween(0.45, 0.55);
                     }
                 }
@@ -97,7 +86,7 @@ class SixteenBitLanesTest {
                 for (float[] rank : inputs) {
                     java.util.Arrays.fill(rank, 4 * K, 20 * K, 0f);
                 }
-                List<float[]> results = run(cluster, inputs, ReduceOp.SUM);
+                List<float[]> results = cluster.allReduce(inputs, ReduceOp.SUM);
                 float[] expected = ReferenceAllReduce.floats(inputs, K, ReduceOp.SUM, true);
                 for (int r = 0; r < n; r++) {
                     assertThat(results.get(r)).as("case %d, rank %d", c, r).isEqualTo(expected);

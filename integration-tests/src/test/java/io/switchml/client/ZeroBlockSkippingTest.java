@@ -69,23 +69,11 @@ class ZeroBlockSkippingTest {
         return count;
     }
 
-    private static List<float[]> run(LocalCluster cluster, float[][] inputs, ReduceOp op) {
-        int length = inputs[0].length;
-        return cluster.onEveryWorker((rank, ctx) -> {
-            float[] out = new float[length];
-            Arrays.fill(out, Float.NaN); // a skipped block must be written, not left as it was
-            ctx.allReduce(inputs[rank], out, op);
-            return out;
-        });
-    }
 
     private static long skipped(LocalCluster cluster) {
         return cluster.contexts.stream().mapToLong(c -> c.statistics().zeroBlocksSkipped()).sum();
     }
 
-    private static long bytesSent(LocalCluster cluster) {
-        return cluster.contexts.stream().mapToLong(c -> c.statistics().snapshot().bytesSent()).sum();
-    }
 
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {1, 2, 4})
@@ -98,10 +86,10 @@ class ZeroBlockSkippingTest {
                 for (ReduceOp op : ReduceOp.values()) {
                     float[][] inputs = sparseInputs(seed++, n, length);
                     long skippedBefore = skipped(skipping);
-                    long sentBefore = bytesSent(skipping);
-                    long denseBefore = bytesSent(dense);
-                    List<float[]> withSkipping = run(skipping, inputs, op);
-                    List<float[]> without = run(dense, inputs, op);
+                    long sentBefore = skipping.bytesSent();
+                    long denseBefore = dense.bytesSent();
+                    List<float[]> withSkipping = skipping.allReduce(inputs, op);
+                    List<float[]> without = dense.allReduce(inputs, op);
                     float[] expected = ReferenceAllReduce.floats(inputs, K, op);
                     String where = n + " workers, " + length + " elements, " + op;
                     for (int r = 0; r < n; r++) {
@@ -116,8 +104,8 @@ class ZeroBlockSkippingTest {
                     long zeroBlocks = blocksZeroEverywhere(inputs);
                     assertThat(skipped(skipping) - skippedBefore).as("%s: blocks skipped", where).isEqualTo(n * zeroBlocks);
                     if (zeroBlocks > 0 && length >= K) {
-                        assertThat(bytesSent(skipping) - sentBefore).as("%s: bytes sent", where)
-                                .isLessThan(bytesSent(dense) - denseBefore);
+                        assertThat(skipping.bytesSent() - sentBefore).as("%s: bytes sent", where)
+                                .isLessThan(dense.bytesSent() - denseBefore);
                     }
                 }
             }
@@ -161,7 +149,7 @@ class ZeroBlockSkippingTest {
                 for (LocalCluster cluster : List.of(quiet, faulty)) {
                     long skippedBefore = skipped(cluster);
                     long[] before = cluster.statisticsTotals();
-                    List<float[]> results = run(cluster, inputs, ReduceOp.SUM);
+                    List<float[]> results = cluster.allReduce(inputs, ReduceOp.SUM);
                     String where = "window " + window + ", case " + c + (cluster == faulty ? ", with faults" : "");
                     for (int r = 0; r < n; r++) {
                         assertThat(results.get(r)).as("%s, rank %d", where, r).isEqualTo(expected);
@@ -182,7 +170,7 @@ class ZeroBlockSkippingTest {
         int n = 3;
         int length = 64 * K;
         try (LocalCluster cluster = new LocalCluster(n, 1, b -> b.oneRoundElements(0))) {
-            long sentBefore = bytesSent(cluster);
+            long sentBefore = cluster.bytesSent();
             List<float[]> results = cluster.onEveryWorker((rank, ctx) -> {
                 FloatBuffer in = ByteBuffer.allocateDirect(4 * length).order(ByteOrder.nativeOrder()).asFloatBuffer();
                 for (int i = 0; i < length; i++) {
@@ -204,7 +192,7 @@ class ZeroBlockSkippingTest {
             }
             assertThat(skipped(cluster)).isEqualTo((long) n * 64);
             // The blocks as one element each, plus the bootstrap round's exponent packets: far below the tensor.
-            assertThat(bytesSent(cluster) - sentBefore).as("bytes sent").isLessThan((long) n * length * 4 / 50);
+            assertThat(cluster.bytesSent() - sentBefore).as("bytes sent").isLessThan((long) n * length * 4 / 50);
         }
     }
 
@@ -214,7 +202,7 @@ class ZeroBlockSkippingTest {
         int length = 20 * K + 5;
         try (LocalCluster tree = LocalCluster.hierarchy(2, n, 1, b -> b.oneRoundElements(0))) {
             float[][] inputs = sparseInputs(91, n, length);
-            List<float[]> results = run(tree, inputs, ReduceOp.SUM);
+            List<float[]> results = tree.allReduce(inputs, ReduceOp.SUM);
             float[] expected = ReferenceAllReduce.floats(inputs, K, ReduceOp.SUM);
             for (float[] result : results) {
                 assertThat(result).isEqualTo(expected);

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /** {@code switchml ctl job}: one job in detail, with the seen-bitmaps of its slots in progress. */
@@ -81,6 +82,7 @@ final class CtlJobCommand implements Callable<Integer> {
             w.put("window_loss_decreases", t.getWindowLossDecreases());
             w.put("random_losses", t.getRandomLosses());
             w.put("reported_ms_ago", t.getReportedMsAgo());
+            w.put("counters", new TreeMap<>(t.getCountersMap())); // every counter the rank declares
             transport.add(w);
         }
         m.put("transport", transport);

@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.control.ControlChannel;
+import io.switchml.control.WorkerCounter;
 import io.switchml.controller.proto.WorkerTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,20 +48,26 @@ final class TransportReporter {
         task.cancel(false);
     }
 
-    /** The state to report, from a snapshot of the statistics. */
-    static WorkerTransport transport(int rank, WorkerStatistics.Snapshot s, String transport) {
-        return WorkerTransport.newBuilder().setRank(rank).setCongestionControl(s.congestionWindow() > 0)
+    /** The state to report: every declared counter by its id, and the window, RTTs and transport. */
+    static WorkerTransport transport(int rank, WorkerStatistics statistics) {
+        WorkerStatistics.Snapshot s = statistics.snapshot();
+        WorkerTransport.Builder b = WorkerTransport.newBuilder();
+        for (WorkerCounter counter : WorkerCounter.values()) {
+            b.putCounters(counter.id(), statistics.count(counter));
+        }
+        // The named counter fields are what controllers before the counters map read.
+        return b.setRank(rank).setCongestionControl(s.congestionWindow() > 0)
                 .setCongestionWindow(s.congestionWindow()).setBaseRttNs(s.baseRttNanos())
                 .setSmoothedRttNs(s.smoothedRttNanos()).setPacketsSent(s.packetsSent())
                 .setRetransmissions(s.retransmissions()).setWindowDelayDecreases(s.windowDelayDecreases())
                 .setWindowLossDecreases(s.windowLossDecreases())
-                .setRandomLosses(s.randomLosses()).setTransport(transport).setPacketsReceived(s.packetsReceived())
+                .setRandomLosses(s.randomLosses()).setPacketsReceived(s.packetsReceived())
                 .setBytesSent(s.bytesSent()).setBytesReceived(s.bytesReceived()).setAllReduces(s.operations())
-                .setFailovers(s.failovers()).build();
+                .setFailovers(s.failovers()).setTransport(statistics.transport()).build();
     }
 
     private void report() {
-        control.reportTransport(jobNumber, jobId, rank, transport(rank, statistics.snapshot(), statistics.transport()), PERIOD)
+        control.reportTransport(jobNumber, jobId, rank, transport(rank, statistics), PERIOD)
                 .whenComplete((ok, error) -> {
                     if (error != null) {
                         LOG.debug("rank {}: transport report to the controller failed: {}", rank,

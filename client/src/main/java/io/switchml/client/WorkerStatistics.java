@@ -1,38 +1,60 @@
 package io.switchml.client;
 
+import io.switchml.control.WorkerCounter;
+
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of one worker context, readable from any thread while it runs. */
 public final class WorkerStatistics {
-    final LongAdder packetsSent = new LongAdder();
-    final LongAdder bytesSent = new LongAdder();
-    final LongAdder packetsReceived = new LongAdder();
-    final LongAdder bytesReceived = new LongAdder();
-    final LongAdder retransmissions = new LongAdder();
-    final LongAdder retransmissionTimeouts = new LongAdder();
-    final LongAdder duplicateResults = new LongAdder();
-    final LongAdder malformedResults = new LongAdder();
-    final LongAdder operations = new LongAdder();
-    final LongAdder operationTimeouts = new LongAdder();
-    final LongAdder injectedDrops = new LongAdder();
-    final LongAdder injectedDuplicates = new LongAdder();
-    final LongAdder injectedDelays = new LongAdder();
-    final LongAdder failovers = new LongAdder();
-    final LongAdder blocksKept = new LongAdder();
-    final LongAdder blocksRedone = new LongAdder();
-    final LongAdder blocksCopied = new LongAdder();
-    final LongAdder windowDelayDecreases = new LongAdder();
-    final LongAdder windowLossDecreases = new LongAdder();
-    final LongAdder randomLosses = new LongAdder();
+    /** One adder per declared counter ({@link WorkerCounter}); the fields below are their short names in this package. */
+    private final LongAdder[] counters = new LongAdder[WorkerCounter.values().length];
+
+    {
+        for (int i = 0; i < counters.length; i++) {
+            counters[i] = new LongAdder();
+        }
+    }
+
+    final LongAdder packetsSent = counter(WorkerCounter.PACKETS_SENT);
+    final LongAdder bytesSent = counter(WorkerCounter.SENT_BYTES);
+    final LongAdder packetsReceived = counter(WorkerCounter.PACKETS_RECEIVED);
+    final LongAdder bytesReceived = counter(WorkerCounter.RECEIVED_BYTES);
+    final LongAdder retransmissions = counter(WorkerCounter.RETRANSMISSIONS);
+    final LongAdder retransmissionTimeouts = counter(WorkerCounter.RETRANSMISSION_TIMEOUTS);
+    final LongAdder duplicateResults = counter(WorkerCounter.DUPLICATE_RESULTS);
+    final LongAdder malformedResults = counter(WorkerCounter.MALFORMED_RESULTS);
+    final LongAdder operations = counter(WorkerCounter.ALL_REDUCES);
+    final LongAdder operationTimeouts = counter(WorkerCounter.ALL_REDUCE_TIMEOUTS);
+    final LongAdder injectedDrops = counter(WorkerCounter.INJECTED_DROPS);
+    final LongAdder injectedDuplicates = counter(WorkerCounter.INJECTED_DUPLICATES);
+    final LongAdder injectedDelays = counter(WorkerCounter.INJECTED_DELAYS);
+    final LongAdder failovers = counter(WorkerCounter.FAILOVERS);
+    final LongAdder blocksKept = counter(WorkerCounter.BLOCKS_KEPT);
+    final LongAdder blocksRedone = counter(WorkerCounter.BLOCKS_REDONE);
+    final LongAdder blocksCopied = counter(WorkerCounter.BLOCKS_COPIED);
+    final LongAdder windowDelayDecreases = counter(WorkerCounter.WINDOW_DELAY_DECREASES);
+    final LongAdder windowLossDecreases = counter(WorkerCounter.WINDOW_LOSS_DECREASES);
+    final LongAdder randomLosses = counter(WorkerCounter.RANDOM_LOSSES);
+    /** Packets that waited for room in the shared-memory port's full request ring (written once it had room). */
+    final LongAdder ipcRingFull = counter(WorkerCounter.IPC_RING_FULL);
+    /** Float32 blocks sent as stand-ins, or not at all, because they were zero at every worker. */
+    final LongAdder zeroBlocksSkipped = counter(WorkerCounter.ZERO_BLOCKS_SKIPPED);
+
+    /** The adder of a declared counter, for the code that counts its events. */
+    LongAdder counter(WorkerCounter counter) {
+        return counters[counter.ordinal()];
+    }
+
+    /** A declared counter's value now. */
+    public long count(WorkerCounter counter) {
+        return counters[counter.ordinal()].sum();
+    }
+
     volatile long smoothedRttNanos;
     /** Congestion control: the last window and base RTT of any worker thread (0, -1 when off). */
     volatile double congestionWindow;
     /** How the worker threads reach the switch: "udp" or "ipc"; set when the session starts. */
     volatile String transport = "udp";
-    /** Packets that waited for room in the shared-memory port's full request ring (written once it had room). */
-    final LongAdder ipcRingFull = new LongAdder();
-    /** Float32 blocks sent as one-element packets because they were zero at every worker. */
-    final LongAdder zeroBlocksSkipped = new LongAdder();
     volatile long baseRttNanos = -1;
 
     /** A consistent-enough copy for reporting. */
@@ -43,12 +65,12 @@ public final class WorkerStatistics {
 
     /** Packets that waited for room in the shared-memory port's full request ring. */
     public long ipcRingFull() {
-        return ipcRingFull.sum();
+        return count(WorkerCounter.IPC_RING_FULL);
     }
 
     /** Float32 blocks that were zero at every worker and went as one-element packets. */
     public long zeroBlocksSkipped() {
-        return zeroBlocksSkipped.sum();
+        return count(WorkerCounter.ZERO_BLOCKS_SKIPPED);
     }
 
     public Snapshot snapshot() {

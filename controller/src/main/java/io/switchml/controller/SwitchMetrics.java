@@ -22,8 +22,8 @@ import io.prometheus.metrics.exporter.common.PrometheusHttpResponse;
 import io.prometheus.metrics.exporter.common.PrometheusScrapeHandler;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.switchml.control.WorkerCounter;
 import io.switchml.controller.proto.JobStatus;
-import io.switchml.controller.proto.WorkerTransport;
 import io.switchml.dataplane.AggregationSwitch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +45,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-import java.util.function.ToLongFunction;
 
 /**
  * The switch's metrics endpoint: {@code GET /metrics} in the Prometheus text format, over HTTP or
@@ -376,10 +375,15 @@ public final class SwitchMetrics implements AutoCloseable {
      */
     private static void registerRankTransport(PrometheusRegistry registry, JobRegistry jobs, boolean jobNames) {
         String[] labels = jobNames ? new String[] {"job", "job_number", "rank"} : new String[] {"job_number", "rank"};
-        for (RankCounter counter : RANK_COUNTERS) {
-            CounterWithCallback.builder().name(PREFIX + counter.name()).help(counter.help()).labelNames(labels)
-                    .callback(cb -> jobs.rankTransports().forEach(r -> cb.call(counter.value().applyAsLong(r.transport()),
-                            rankLabels(r, jobNames))))
+        for (WorkerCounter counter : WorkerCounter.values()) { // declared once, for the workers and here
+            CounterWithCallback.builder().name(PREFIX + "rank_" + counter.id())
+                    .help(counter.help() + " (the rank's last transport report)").labelNames(labels)
+                    .callback(cb -> jobs.rankTransports().forEach(r -> {
+                        Long value = r.transport().getCountersMap().get(counter.id()); // absent from older workers' reports
+                        if (value != null) {
+                            cb.call(value, rankLabels(r, jobNames));
+                        }
+                    }))
                     .register(registry);
         }
         GaugeWithCallback.builder().name(PREFIX + "rank_congestion_window")
@@ -395,28 +399,6 @@ public final class SwitchMetrics implements AutoCloseable {
                         rankLabels(r, jobNames))))
                 .register(registry);
     }
-
-    /** A counter of each rank's transport report. */
-    private record RankCounter(String name, String help, ToLongFunction<WorkerTransport> value) {
-    }
-
-    private static final List<RankCounter> RANK_COUNTERS = List.of(
-            new RankCounter("rank_packets_sent", "Packets a rank's worker threads sent, retransmissions included (its last"
-                    + " report).", WorkerTransport::getPacketsSent),
-            new RankCounter("rank_packets_received", "Results a rank's worker threads received, duplicates included (its"
-                    + " last report).", WorkerTransport::getPacketsReceived),
-            new RankCounter("rank_sent_bytes", "Bytes of the packets a rank sent, headers and retransmissions included (its"
-                    + " last report).", WorkerTransport::getBytesSent),
-            new RankCounter("rank_received_bytes", "Bytes of the results a rank received (its last report).",
-                    WorkerTransport::getBytesReceived),
-            new RankCounter("rank_all_reduces", "All-reduces a rank finished, successfully or not (its last report).",
-                    WorkerTransport::getAllReduces),
-            new RankCounter("rank_failovers", "Times a rank's job moved to another switch (reported to the switch it moved"
-                    + " to).", WorkerTransport::getFailovers),
-            new RankCounter("rank_retransmissions", "Packets a rank sent again (its last report).",
-                    WorkerTransport::getRetransmissions),
-            new RankCounter("rank_random_losses", "Losses a rank's congestion control took for random, leaving its window"
-                    + " alone (its last report).", WorkerTransport::getRandomLosses));
 
     private static String[] rankLabels(JobRegistry.RankTransport r, boolean jobNames) {
         String number = Integer.toString(r.jobNumber());

@@ -83,12 +83,13 @@ class SwitchMetricsTest extends ControllerTestSupport {
     void eachRanksTransportAndTheEndedJobsAreSeries() throws Exception {
         int number = formJob("reported", 2, 44_000);
         WorkerTransport report = WorkerTransport.newBuilder().setCongestionControl(true).setCongestionWindow(12.5)
-                .setSmoothedRttNs(2_000_000).setPacketsSent(400).setRetransmissions(3).setRandomLosses(2)
-                .setPacketsReceived(390).setBytesSent(400 * 8_224L).setBytesReceived(390 * 8_224L).setAllReduces(7)
-                .setFailovers(1).build();
+                .setSmoothedRttNs(2_000_000).putCounters("packets_sent", 400).putCounters("retransmissions", 3)
+                .putCounters("random_losses", 2).putCounters("packets_received", 390)
+                .putCounters("sent_bytes", 400 * 8_224L).putCounters("received_bytes", 390 * 8_224L)
+                .putCounters("all_reduces", 7).putCounters("failovers", 1).putCounters("zero_blocks_skipped", 9).build();
         for (int rank = 0; rank < 2; rank++) {
             stub().reportTransport(TransportReport.newBuilder().setJobNumber(number).setJobId(jobId(number)).setRank(rank)
-                    .setTransport(report.toBuilder().setPacketsSent(400 + rank)).build());
+                    .setTransport(report.toBuilder().putCounters("packets_sent", 400 + rank)).build());
         }
         try (SwitchMetrics metrics = SwitchMetrics.start(service, new MetricsOptions(LOOPBACK, 0))) {
             String text = scrape(metrics.port());
@@ -100,6 +101,9 @@ class SwitchMetricsTest extends ControllerTestSupport {
             assertThat(value(text, "switchml_rank_all_reduces_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(7);
             assertThat(value(text, "switchml_rank_failovers_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(1);
             assertThat(value(text, "switchml_rank_random_losses_total{job_number=\"0\",rank=\"0\"}")).isEqualTo(2);
+            assertThat(value(text, "switchml_rank_zero_blocks_skipped_total{job_number=\"0\",rank=\"1\"}")).isEqualTo(9);
+            assertThat(text).as("a counter the report does not carry is no series")
+                    .doesNotContain("switchml_rank_ipc_ring_full_total{");
             assertThat(value(text, "switchml_rank_congestion_window{job_number=\"0\",rank=\"1\"}")).isEqualTo(12.5);
             assertThat(value(text, "switchml_rank_smoothed_rtt_seconds{job_number=\"0\",rank=\"0\"}")).isEqualTo(0.002);
             assertThat(value(text, "switchml_jobs_ended_total{reason=\"left\"}")).isZero();

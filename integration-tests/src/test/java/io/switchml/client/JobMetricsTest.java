@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.api.ReduceOp;
+import io.switchml.control.WorkerCounter;
 import io.switchml.controller.MetricsOptions;
 import io.switchml.controller.SwitchMetrics;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,9 @@ class JobMetricsTest {
             cluster.onEveryWorker((rank, context) -> {
                 for (int i = 0; i < ALL_REDUCES; i++) {
                     float[] values = new float[ELEMENTS];
-                    java.util.Arrays.fill(values, 1f); // zeros would be skipped, and the bytes counted below not sent
+                    if (i < ALL_REDUCES - 1) {
+                        java.util.Arrays.fill(values, 1f); // the last all-reduce is of zeros, which the job skips
+                    }
                     context.allReduce(values, ReduceOp.SUM);
                 }
                 return null;
@@ -51,9 +54,15 @@ class JobMetricsTest {
                 assertThat(value(text, "switchml_rank_packets_received_total" + labels))
                         .as("a packet's slot completes only with a result").isGreaterThanOrEqualTo(fresh);
                 assertThat(value(text, "switchml_rank_sent_bytes_total" + labels))
-                        .isGreaterThanOrEqualTo(ALL_REDUCES * ELEMENTS * 4.0);
+                        .isGreaterThanOrEqualTo((ALL_REDUCES - 1) * ELEMENTS * 4.0);
                 assertThat(value(text, "switchml_rank_received_bytes_total" + labels))
-                        .isGreaterThanOrEqualTo(ALL_REDUCES * ELEMENTS * 4.0);
+                        .isGreaterThanOrEqualTo((ALL_REDUCES - 1) * ELEMENTS * 4.0);
+                assertThat(value(text, "switchml_rank_zero_blocks_skipped_total" + labels))
+                        .isEqualTo(Math.ceil(ELEMENTS / (double) TestDefaults.ELEMENTS_PER_PACKET));
+                for (WorkerCounter counter : WorkerCounter.values()) { // declared once, exported from the declaration
+                    assertThat(text).as("%s for rank %d", counter, rank)
+                            .contains("switchml_rank_" + counter.id() + "_total" + labels + " ");
+                }
                 assertThat(value(text, "switchml_rank_failovers_total" + labels)).isZero();
             }
             // What the distribution's dashboard and alerts query is what the switch exports.

@@ -1,6 +1,7 @@
 package io.switchml.protocol.kernels;
 
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.SixteenBitLanes;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -110,6 +111,38 @@ public final class ArrayKernels implements PayloadKernels {
     @Override
     public void quantizeBits(int[] bits, int from, int n, double scale, int[] sums, boolean first) {
         ScalarKernels.quantizeBitsLoop(bits, from, n, scale, sums, first);
+    }
+
+    @Override
+    public void quantizePairs(float[] src, int from, int n, double scale, ByteBuffer dst, int at) {
+        byte[] b = bytes;
+        int pairs = n / 2;
+        for (int j = 0; j < pairs; j++) {
+            int first = BlockQuantizer.quantize(src[from + 2 * j], scale);
+            int second = BlockQuantizer.quantize(src[from + 2 * j + 1], scale);
+            BIG_ENDIAN_INT.set(b, j * Integer.BYTES, SixteenBitLanes.pack(first, second));
+        }
+        int elements = SixteenBitLanes.elementsFor(n);
+        if (elements > pairs) { // an odd last value pairs with 0
+            BIG_ENDIAN_INT.set(b, pairs * Integer.BYTES, SixteenBitLanes.pack(BlockQuantizer.quantize(src[from + n - 1], scale), 0));
+        }
+        dst.put(at, b, 0, elements * Integer.BYTES);
+    }
+
+    @Override
+    public void dequantizePairs(ByteBuffer src, int at, int n, double reciprocal, float[] dst, int to) {
+        int elements = SixteenBitLanes.elementsFor(n);
+        byte[] b = load(src, at, elements);
+        int pairs = n / 2;
+        for (int j = 0; j < pairs; j++) {
+            int element = (int) BIG_ENDIAN_INT.get(b, j * Integer.BYTES);
+            dst[to + 2 * j] = BlockQuantizer.dequantizeByReciprocal(SixteenBitLanes.first(element), reciprocal);
+            dst[to + 2 * j + 1] = BlockQuantizer.dequantizeByReciprocal(SixteenBitLanes.second(element), reciprocal);
+        }
+        if (elements > pairs) {
+            int element = (int) BIG_ENDIAN_INT.get(b, pairs * Integer.BYTES);
+            dst[to + n - 1] = BlockQuantizer.dequantizeByReciprocal(SixteenBitLanes.first(element), reciprocal);
+        }
     }
 
     private byte[] load(ByteBuffer src, int at, int n) {

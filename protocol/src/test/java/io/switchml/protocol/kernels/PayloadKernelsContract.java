@@ -3,6 +3,7 @@ package io.switchml.protocol.kernels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.SixteenBitLanes;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -151,6 +152,25 @@ public abstract class PayloadKernelsContract {
         reference.dequantize(payload, c.at(), c.n(), reciprocal, expected, c.from());
         kernels(c.n()).dequantize(payload, c.at(), c.n(), reciprocal, actual, c.from());
         assertThat(bits(actual)).isEqualTo(bits(expected));
+    }
+
+    @Property(tries = 100)
+    void sixteenBitLanesWriteAndReadTheSameBytesAndValues(@ForAll("cases") Case c) {
+        float[] values = c.floats();
+        int bits = BlockQuantizer.maxMagnitudeBits(values, c.from(), c.from() + c.n());
+        double scale = SixteenBitLanes.scale(BlockQuantizer.exponent(bits), Math.min(c.workers(), SixteenBitLanes.MAX_WORKERS));
+        ByteBuffer expected = c.buffer();
+        ByteBuffer actual = c.buffer();
+        reference.quantizePairs(values, c.from(), c.n(), scale, expected, c.at());
+        kernels(c.n()).quantizePairs(values, c.from(), c.n(), scale, actual, c.at());
+        assertSameBytes(actual, expected);
+
+        ByteBuffer payload = readOnlyWhenOdd(c);
+        float[] expectedValues = new float[c.from() + c.n()];
+        float[] actualValues = new float[c.from() + c.n()];
+        reference.dequantizePairs(payload, c.at(), c.n(), 1 / scale, expectedValues, c.from());
+        kernels(c.n()).dequantizePairs(payload, c.at(), c.n(), 1 / scale, actualValues, c.from());
+        assertThat(bits(actualValues)).isEqualTo(bits(expectedValues));
     }
 
     @Property(tries = 150)

@@ -27,20 +27,19 @@ import java.util.Map;
  * @param compression   the settings of {@code topk} and {@code qsgd}
  * @param switchHosts   on loopback: 0 or 1 for one embedded switch, K >= 2 for K embedded switches that one job is
  *                      sharded over ({@code switchml.shards}); in the rack, {@code rack.switchHosts()} says it
- * @param sparsity      the fraction of the tensors' rows that are not zero, the same for every algorithm
- *                      ({@link TensorGenerator}); 1: dense
+ * @param sparsity      which of the tensors' rows hold values, the same for every algorithm ({@link TensorGenerator})
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                            long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
-                           Rack.Spec rack, Compression compression, int switchHosts, double sparsity) {
+                           Rack.Spec rack, Compression compression, int switchHosts, Sparsity sparsity) {
     /** Dense tensors. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                         long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
                         Rack.Spec rack, Compression compression, int switchHosts) {
         this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
-                dropProbability, algorithms, rack, compression, switchHosts, 1);
+                dropProbability, algorithms, rack, compression, switchHosts, Sparsity.DENSE);
     }
 
     /** Without shards on loopback. */
@@ -107,7 +106,7 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         if (!(dropProbability >= 0 && dropProbability <= 1)) {
             throw new IllegalArgumentException("the switch drop probability must be in [0, 1], not " + dropProbability);
         }
-        new TensorGenerator(seed, sparsity); // checks the fraction
+        java.util.Objects.requireNonNull(sparsity, "sparsity");
         if (switchHosts < 0 || switchHosts > MAX_SWITCH_HOSTS) {
             throw new IllegalArgumentException("--switch-hosts must be in 1.." + MAX_SWITCH_HOSTS + ", not " + switchHosts);
         }

@@ -5,41 +5,36 @@ package io.switchml.bench;
  * worker can recompute any rank's block to check a result. Float values vary in sign and magnitude
  * from block to block (exponents from 2^-6 to 2^5), to exercise the block scaling.
  *
- * <p>A sparse tensor ({@code sparsity} below 1) is zero except in a fraction {@code sparsity} of its
- * rows of {@link #ROW_ELEMENTS} elements, drawn from the seed; the same rows at every rank, as where
- * every worker's step touches the same embedding rows or a dense layer sits among sparse ones.
+ * <p>A sparse tensor ({@link Sparsity}) is zero except in a fraction of its rows of
+ * {@link #ROW_ELEMENTS} elements, drawn from the seed: the same rows at every rank, or each rank's own.
  */
 public final class TensorGenerator {
     /** Elements of a row of a sparse tensor: 8 KiB of float32, one packet at MTU 9000. */
     public static final int ROW_ELEMENTS = 2048;
 
     private final long seed;
-    private final double sparsity;
+    private final Sparsity sparsity;
 
     public TensorGenerator(long seed) {
-        this(seed, 1);
+        this(seed, Sparsity.DENSE);
     }
 
-    /** @param sparsity the fraction of rows that are not zero, in (0, 1]; 1 for a dense tensor */
-    public TensorGenerator(long seed, double sparsity) {
-        if (!(sparsity > 0 && sparsity <= 1)) {
-            throw new IllegalArgumentException("the fraction of non-zero rows must be in (0, 1], not " + sparsity);
-        }
+    public TensorGenerator(long seed, Sparsity sparsity) {
         this.seed = seed;
         this.sparsity = sparsity;
     }
 
-    /** Whether row {@code index / ROW_ELEMENTS} holds values (always, for a dense tensor). */
-    public boolean inNonZeroRow(long index) {
-        if (sparsity >= 1) {
+    /** Whether row {@code index / ROW_ELEMENTS} holds values at {@code rank} (always, for a dense tensor). */
+    public boolean inNonZeroRow(int rank, long index) {
+        if (sparsity.fraction() >= 1) {
             return true;
         }
-        long h = mix(seed, -1, index / ROW_ELEMENTS);
-        return (h >>> 11) * 0x1.0p-53 < sparsity;
+        long h = mix(seed, sparsity.perRank() ? -2 - rank : -1, index / ROW_ELEMENTS);
+        return (h >>> 11) * 0x1.0p-53 < sparsity.fraction();
     }
 
     public float floatAt(int rank, long index) {
-        if (!inNonZeroRow(index)) {
+        if (!inNonZeroRow(rank, index)) {
             return 0f;
         }
         long h = mix(seed, rank, index);
@@ -49,7 +44,7 @@ public final class TensorGenerator {
     }
 
     public int intAt(int rank, long index) {
-        if (!inNonZeroRow(index)) {
+        if (!inNonZeroRow(rank, index)) {
             return 0;
         }
         return (int) (mix(seed, rank, index) >>> 40) - (1 << 23);     // [-2^23, 2^23): no wrap for n <= 256

@@ -26,15 +26,15 @@ import java.util.Objects;
  * @param algorithm  the all-reduce to run
  * @param compression {@code topk} and {@code qsgd}: their settings
  * @param pauseMs    idle time before each timed all-reduce, for measuring what a joined, waiting job costs (0: none)
- * @param sparsity   the fraction of the tensors' rows that are not zero ({@link TensorGenerator}); 1: dense
+ * @param sparsity   which of the tensors' rows hold values ({@link TensorGenerator})
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                          DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs,
-                         double sparsity) {
+                         Sparsity sparsity) {
     /** Dense tensors. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs) {
-        this(config, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, 1);
+        this(config, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, Sparsity.DENSE);
     }
 
     /** Without pauses. */
@@ -68,7 +68,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
         if (iterations < 1 || warmup < 0 || pauseMs < 0) {
             throw new IllegalArgumentException("need at least 1 iteration, and no negative warmup or pause");
         }
-        new TensorGenerator(seed, sparsity); // checks the fraction
+        java.util.Objects.requireNonNull(sparsity, "sparsity");
     }
 
     /** The same plan for another rank. */

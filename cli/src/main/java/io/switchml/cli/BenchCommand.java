@@ -182,7 +182,7 @@ final class BenchCommand implements Callable<Integer> {
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec,
                 compression.compression().withMomentum(topKMomentum), rack || switchHosts == null ? 0 : switchHosts,
-                sizes.sparsity);
+                sizes.sparsity());
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
         }

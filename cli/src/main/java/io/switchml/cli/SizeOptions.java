@@ -1,6 +1,7 @@
 package io.switchml.cli;
 
 import io.switchml.bench.ByteSize;
+import io.switchml.bench.Sparsity;
 import io.switchml.protocol.DataType;
 import picocli.CommandLine.Option;
 
@@ -29,10 +30,19 @@ final class SizeOptions {
     long seed;
 
     @Option(names = "--sparsity", defaultValue = "1", paramLabel = "P",
-            description = "Fraction of the tensors' rows of 2048 elements (8 KiB of float32) that are not zero, the same rows"
-                    + " at every rank and for every algorithm; the rest are zero, as in embedding gradients (default:"
+            description = "Fraction of the tensors' rows of 2048 elements (8 KiB of float32) that are not zero, the same"
+                    + " tensors for every algorithm; the rest are zero, as in embedding gradients (default:"
                     + " ${DEFAULT-VALUE}, dense).")
     double sparsity;
+
+    @Option(names = "--sparse-rows", defaultValue = "same", paramLabel = "same|per-rank",
+            description = "With --sparsity: the same non-zero rows at every rank, or each rank its own (workers that"
+                    + " touched different rows) (default: ${DEFAULT-VALUE}).")
+    String sparseRows;
+
+    Sparsity sparsity() {
+        return new Sparsity(sparsity, Sparsity.perRank(sparseRows));
+    }
 
     List<Long> bytes() {
         List<Long> all = new ArrayList<>();

@@ -173,10 +173,12 @@ def train(name, args, rank, world, agent):
     # The time with an all-reduce in flight: the hook's agent, or the switchml backend's (DDP all-reduces through it).
     timing = agent or getattr(dist.distributed_c10d._get_default_group(), "agent", None)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    model._set_ddp_runtime_logging_sample_rate(1)  # DDP's own timers of backward and its all-reduces, every step
     inputs, target = workload.batch(torch.Generator().manual_seed(args.seed * 1000 + rank), batch_size, args)
     torch.manual_seed(args.seed * 1000 + rank)  # dropout's masks: this rank's own, the same on every backend
     model.train()
     losses, step_seconds, aggregation = [], [], 0.0
+    overlap = [0.0, 0.0, 0.0]  # backward compute, all-reduce in flight, the two at once: seconds over timed steps
     for step in range(args.steps):
         in_flight = timing.aggregation_seconds if timing else 0.0
         start = time.monotonic()
@@ -188,11 +190,13 @@ def train(name, args, rank, world, agent):
         if step >= args.warmup:
             step_seconds.append(time.monotonic() - start)
             aggregation += (timing.aggregation_seconds - in_flight) if timing else 0.0
+            overlap = [a + b for a, b in zip(overlap, ddp_step_times(model))]
     gradients = [p.grad for p in model.parameters() if p.grad is not None]
     zeros = sum(int((g == 0).sum()) for g in gradients) / max(1, sum(g.numel() for g in gradients))
     stats = [None] * world
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
-    dist.all_gather_object(stats, (losses, sum(step_seconds), aggregation if timing else None, checksum(module), peak))
+    dist.all_gather_object(stats, (losses, sum(step_seconds), aggregation if timing else None, checksum(module), peak,
+                                   overlap))
     slowest = max(s[1] for s in stats)
     timed = args.steps - args.warmup
     fractions = [s[2] / s[1] for s in stats if s[2] is not None and s[1] > 0]
@@ -207,9 +211,32 @@ def train(name, args, rank, world, agent):
            "first_loss": sum(s[0][0] for s in stats) / world, "loss": sum(s[0][-1] for s in stats) / world,
            "zero_gradient_fraction": zeros, "parameters_digest": stats[0][3], "parameters_identical": len(digests) == 1,
            "peak_rss_bytes": max(s[4] for s in stats), "rate_bps": args.rate_bps}
+    row.update(overlap_fields(stats, slowest, timed))
     del model, module, optimizer, gradients, inputs, target
     gc.collect()
     return row, agent
+
+
+def ddp_step_times(model):
+    """DDP's own timers for the last step (its logging data, sampled every step), in seconds: backward computation
+    (first to last gradient), all-reduces in flight (the first bucket's launch to the last bucket's completion), and
+    the two at once (the first launch to the end of the backward computation)."""
+    d = model._get_ddp_logging_data()
+    return [d.get("backward_compute_time", 0) / 1e9, d.get("backward_comm_time", 0) / 1e9,
+            d.get("backward_compute_comm_overlap_time", 0) / 1e9]
+
+
+def overlap_fields(stats, slowest, timed):
+    """Issue 38's DDP overlap, as the mean over ranks per timed step: the share of the step with an all-reduce in
+    flight, the share of that which overlaps the backward computation, and the idle gap after the last bucket
+    (all-reduces still in flight once backward is done)."""
+    world = len(stats)
+    compute, comm, both = (sum(s[5][i] for s in stats) / world / timed for i in range(3))
+    step = slowest / timed
+    return {"ddp_backward_compute_seconds": compute, "ddp_allreduce_in_flight_seconds": comm,
+            "ddp_overlap_seconds": both, "ddp_idle_after_backward_seconds": max(0.0, comm - both),
+            "allreduce_in_flight_share": comm / step if step > 0 else 0.0,
+            "overlapped_share": both / comm if comm > 0 else 0.0}
 
 
 def print_row(row, out):

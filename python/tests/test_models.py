@@ -21,7 +21,8 @@ STEPS = ["--steps", "3", "--batch-size", "4"]
 FIELDS = ("model", "parameters", "gradient_bytes", "input", "batch_size", "optimizer", "steps", "warmup_steps", "workers",
           "backend", "hook", "aggregation", "step_seconds", "samples_per_s", "aggregation_fraction", "first_loss", "loss",
           "zero_gradient_fraction", "parameters_digest", "parameters_identical", "peak_rss_bytes", "rate_bps",
-          "torch_version", "wall_seconds")
+          "torch_version", "wall_seconds", "ddp_backward_compute_seconds", "ddp_allreduce_in_flight_seconds",
+          "ddp_overlap_seconds", "ddp_idle_after_backward_seconds", "allreduce_in_flight_share", "overlapped_share")
 
 
 def _launcher():
@@ -64,6 +65,10 @@ def test_every_rank_ends_with_the_same_parameters_and_a_finite_loss(rows, way):
         assert row["aggregation_fraction"] is None
     else:
         assert 0 <= row["aggregation_fraction"] <= 1
+    # DDP's own timers (issue 38's overlap): an all-reduce was in flight, part of it during backward.
+    assert row["ddp_backward_compute_seconds"] > 0 and row["ddp_allreduce_in_flight_seconds"] > 0
+    assert 0 < row["allreduce_in_flight_share"] and 0 <= row["overlapped_share"] <= 1
+    assert row["ddp_idle_after_backward_seconds"] >= 0
     # The run says what it chose for the model's input.
     assert "mobilenet_v2: batch 4 of synthetic 3x64x64 images, 1000 classes" in stderr, stderr
 

@@ -513,17 +513,15 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> {
         }
         if (task.oneRound) {
             OneRoundPackets.decode(op, rx, blockStart(task, dataBlock), blockEnd(task, dataBlock), codec);
+        } else if (skipped) {
+            writeZeros(task, dataBlock);
         } else if (dataBlock >= 0) {
             int from = blockStart(task, dataBlock);
             int to = blockEnd(task, dataBlock);
-            if (skipped) {
-                writeZeros(task, dataBlock);
-            } else {
-                boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
-                op.decode(rx, from, to, nextExponent[i], unrepresentable, codec);
-                if (unrepresentable) {
-                    op.noteUnrepresentable(from, to);
-                }
+            boolean unrepresentable = nextFlag[i] != BlockQuantizer.FLAG_NONE;
+            op.decode(rx, from, to, nextExponent[i], unrepresentable, codec);
+            if (unrepresentable) {
+                op.noteUnrepresentable(from, to);
             }
         }
         if (schedule.exponentBlock(q) >= 0) {

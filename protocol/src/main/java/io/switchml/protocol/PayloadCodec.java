@@ -142,7 +142,7 @@ public final class PayloadCodec {
             Arrays.fill(dst.array(), dst.arrayOffset() + at, dst.arrayOffset() + at + count, 0f);
             return;
         }
-        Arrays.fill(floats, 0f); // the scratch: one bulk copy per packet's worth
+        Arrays.fill(floats, 0, Math.min(floats.length, count), 0f); // as much scratch as one bulk copy takes
         for (int done = 0; done < count; done += floats.length) {
             dst.put(at + done, floats, 0, Math.min(floats.length, count - done));
         }

@@ -245,8 +245,8 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
     if algo == "switchml":
         command += ["--controller", controller, "--job", job]
     settings = dict(settings or {})
-    if algo in ("ring", "ps") and "localAddress" not in settings and os.environ.get("MASTER_ADDR"):
-        # The ring's and the servers' listeners: on the address other hosts reach this one by (the agent's
+    if algo != "switchml" and "localAddress" not in settings and os.environ.get("MASTER_ADDR"):
+        # The TCP baselines' listeners: on the address other hosts reach this one by (the agent's
         # default is loopback, which serves one host only).
         settings["localAddress"] = local_address_toward(os.environ["MASTER_ADDR"])
     for name, value in settings.items():
@@ -314,12 +314,13 @@ class Agent:
         hello = self._line("the agent's HELLO").split(" ")
         if hello[0] != "HELLO" or len(hello) != 5:
             raise AgentError(self._why("unexpected greeting from the agent: %r" % " ".join(hello)))
+        # The agent's registered algorithm says whether it exchanges endpoints: "-" when it needs none (the switch).
         peers = "-"
-        if algo in ("ring", "ps") and exchange is not None:
+        if hello[4] != "-" and exchange is not None:
             peers = ",".join(exchange(hello[4]))
-        elif algo in ("ring", "ps"):
+        elif hello[4] != "-":
             if not torch.distributed.is_initialized():
-                raise AgentError("ring and ps exchange endpoints through torch.distributed: call init_process_group first")
+                raise AgentError("%s exchanges endpoints through torch.distributed: call init_process_group first" % algo)
             endpoints = [None] * torch.distributed.get_world_size()
             torch.distributed.all_gather_object(endpoints, hello[4])
             peers = ",".join(endpoints)

@@ -48,6 +48,38 @@ def test_tensors_in_flight_wrap_around_the_shared_memory_in_order(single_rank_gr
     assert agent._process.returncode == 0
 
 
+@pytest.mark.parametrize("algo", ["ps", "topk", "qsgd"])
+def test_every_registered_algorithm_runs_through_the_agent(single_rank_group, algo):
+    # The agent reads the JVM's registry of algorithms (switchml algorithms lists it): nothing here names them.
+    agent = switchml_torch.start_agent(algo=algo)
+    try:
+        g = torch.Generator().manual_seed(7)
+        x = torch.randn(5000, generator=g)
+        result = agent.allreduce_async(x.clone(), op="sum").wait()
+        assert result.shape == x.shape and torch.isfinite(result).all()
+        if algo == "ps":
+            assert torch.equal(result, x)
+        elif algo == "topk":  # one rank: its own top 1 %, the largest magnitudes kept exactly
+            kept = result.nonzero().flatten()
+            assert 0 < len(kept) <= 100
+            largest = x.abs().argmax()
+            assert result[largest] == x[largest]
+        else:  # QSGD: quantised to a few levels of each bucket's norm, each value's sign kept
+            assert not torch.equal(result, x)
+            assert (result * x >= 0).all() and result.count_nonzero() > 0
+            assert len(result.abs().unique()) < 5000 // 10
+        ints = torch.arange(-50, 50, dtype=torch.int32)
+        assert torch.equal(agent.allreduce_async(ints.clone(), op="sum").wait(), ints)
+    finally:
+        agent.close()
+    assert agent._process.returncode == 0
+
+
+def test_an_unregistered_algorithm_is_refused_with_the_registered_names(single_rank_group):
+    with pytest.raises(switchml_torch.AgentError, match="known: switchml, ring, ps, topk, qsgd"):
+        switchml_torch.start_agent(algo="allgather")
+
+
 def test_an_agent_that_dies_makes_the_call_raise_with_the_reason(single_rank_group):
     agent = switchml_torch.start_agent(algo="ring")
     try:

@@ -71,15 +71,14 @@ public final class Agent {
      */
     public int run() {
         try (SharedTensors shared = SharedTensors.create(options.sharedMemory(), options.sharedMemoryBytes());
-             ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-             JobJoin join = new JobJoin(options)) {
+             ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             Files.deleteIfExists(options.socket());
             server.bind(UnixDomainSocketAddress.of(options.socket()));
             log.println("switchml agent ready: rank " + options.rank() + " of " + options.workers() + ", " + options.algorithm()
                     + ", socket " + options.socket() + ", shared memory " + options.sharedMemory() + " (" + shared.bytes() + " bytes)");
             try (SocketChannel accepted = accept(server)) {
                 channel = accepted;
-                return serve(shared, join);
+                return serve(shared);
             } finally {
                 Files.deleteIfExists(options.socket());
             }
@@ -102,7 +101,7 @@ public final class Agent {
         return accepted;
     }
 
-    private int serve(SharedTensors shared, JobJoin join) throws IOException {
+    private int serve(SharedTensors shared) throws IOException {
         ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agent-idle-watchdog"));
         BlockingQueue<Pending> inFlight = new LinkedBlockingQueue<>();
         Thread completer = daemon(() -> complete(inFlight), "agent-completer");
@@ -115,13 +114,15 @@ public final class Agent {
                 }
             }, idleMs / 4 + 1, idleMs / 4 + 1, TimeUnit.MILLISECONDS);
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
-            send("HELLO " + options.algorithm() + " " + options.rank() + " " + options.workers() + " " + join.endpoints());
-            String joinLine = read(in);
-            if (joinLine == null || !joinLine.startsWith("JOIN ")) {
-                throw new IllegalStateException("expected 'JOIN PEERS' from the local process, got " + quote(joinLine));
-            }
             try {
-                allReduce = join.open(joinLine.substring(5).trim());
+                allReduce = JobJoin.open(options, endpoints -> {
+                    send("HELLO " + options.algorithm() + " " + options.rank() + " " + options.workers() + " " + endpoints);
+                    String joinLine = read(in);
+                    if (joinLine == null || !joinLine.startsWith("JOIN ")) {
+                        throw new IllegalStateException("expected 'JOIN PEERS' from the local process, got " + quote(joinLine));
+                    }
+                    return joinLine.substring(5).trim();
+                });
             } catch (RuntimeException e) {
                 send("FAIL " + oneLine(describe(e)));
                 throw e;

@@ -1,6 +1,7 @@
 package io.switchml.agent;
 
 import io.switchml.client.SwitchMLConfig;
+import io.switchml.launch.AllReduceAlgorithm;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ public final class AgentCommand {
     }
 
     private static final List<Option> OPTIONS = List.of(
-            new Option("--algo", "ALGO", "switchml", false, "switchml, ring or ps."),
+            new Option("--algo", "ALGO", "switchml", false, "a registered all-reduce algorithm: " + AllReduceAlgorithm.ids() + "."),
             new Option("--rank", "RANK", null, true, "This worker's rank."),
             new Option("--workers", "N", null, true, "Ranks in the job."),
             new Option("--controller", "HOST:PORT", null, false, "The switch's controller (switchml)."),

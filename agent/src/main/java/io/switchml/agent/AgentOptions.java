@@ -1,5 +1,7 @@
 package io.switchml.agent;
 
+import io.switchml.launch.AllReduceAlgorithm;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -7,9 +9,10 @@ import java.util.Map;
 /**
  * What one agent serves: the job it joins for its rank, and where its local process reaches it.
  *
- * @param algorithm        {@code switchml}, {@code ring} or {@code ps}
- * @param controller       {@code HOST:PORT} of the switch's controller ({@code switchml} only)
- * @param job              the job's name at the switch ({@code switchml} only)
+ * @param algorithm        a registered all-reduce algorithm ({@link AllReduceAlgorithm}): {@code switchml}, {@code ring},
+ *                         {@code ps}, {@code topk}, {@code qsgd}, ...
+ * @param controller       {@code HOST:PORT} of the switch's controller (algorithms that need a switch only)
+ * @param job              the job's name at the switch (algorithms that need a switch only)
  * @param socket           the Unix-domain socket the agent listens on for requests
  * @param sharedMemory     the file the agent creates and maps, where the local process puts its tensors
  * @param sharedMemoryBytes the file's size; every tensor in flight must fit in it
@@ -25,14 +28,12 @@ public record AgentOptions(String algorithm, int rank, int workers, String contr
     public static final long MAX_SHARED_MEMORY_BYTES = Integer.MAX_VALUE & ~7L;
 
     public AgentOptions {
-        if (!algorithm.equals("switchml") && !algorithm.equals("ring") && !algorithm.equals("ps")) {
-            throw new IllegalArgumentException("unknown algorithm '" + algorithm + "'; known: switchml, ring, ps");
-        }
+        AllReduceAlgorithm registered = AllReduceAlgorithm.named(algorithm);
         if (workers < 1 || rank < 0 || rank >= workers) {
             throw new IllegalArgumentException("rank " + rank + " is not in 0.." + (workers - 1) + " (workers " + workers + ")");
         }
-        if (algorithm.equals("switchml") && (controller == null || job == null)) {
-            throw new IllegalArgumentException("switchml needs the controller's HOST:PORT and the job's name");
+        if (registered.needsSwitch() && (controller == null || job == null)) {
+            throw new IllegalArgumentException(algorithm + " needs the controller's HOST:PORT and the job's name");
         }
         if (sharedMemoryBytes < 8 || sharedMemoryBytes > MAX_SHARED_MEMORY_BYTES) {
             throw new IllegalArgumentException("shared memory of " + sharedMemoryBytes + " bytes is outside 8.." + MAX_SHARED_MEMORY_BYTES);

@@ -2,99 +2,117 @@ package io.switchml.agent;
 
 import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
-import io.switchml.client.SwitchMLConnection;
-import io.switchml.collectives.CollectiveConfig;
-import io.switchml.collectives.Collectives;
-import io.switchml.collectives.Listener;
+import io.switchml.collectives.Compression;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.PeerEndpoints;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Joins the agent's job. The switch's job needs only the controller; the ring and the parameter
- * servers need every rank's endpoint, which the agent cannot know alone: it binds its listeners on
- * ephemeral ports first ({@link #endpoints()}, sent to the local process), and the local process
- * gathers every rank's through its own process group and hands the list back ({@link #open}).
+ * Joins the agent's job through its registered {@link AllReduceAlgorithm}. The switch's job needs only the
+ * controller; the TCP baselines need every rank's endpoint, which the agent cannot know alone: the algorithm
+ * binds its listeners on ephemeral ports first, the agent sends them to the local process on its HELLO line,
+ * and the local process gathers every rank's through its own process group and hands the list back on its
+ * JOIN line. An algorithm that exchanges nothing sends "-" and gets "-" back.
  */
-final class JobJoin implements AutoCloseable {
-    private final AgentOptions options;
-    private final Listener worker;
-    private final Listener server;
-
-    JobJoin(AgentOptions options) {
-        this.options = options;
-        if (options.algorithm().equals("switchml")) {
-            worker = null;
-            server = null;
-            return;
-        }
-        String local = options.settings().getOrDefault(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), "127.0.0.1");
-        worker = Listener.bind(new InetSocketAddress(local, 0));
-        try {
-            server = options.algorithm().equals("ps") ? Listener.bind(new InetSocketAddress(local, 0)) : null;
-        } catch (RuntimeException e) {
-            worker.close();
-            throw e;
-        }
+final class JobJoin {
+    /** Sends the HELLO line with this rank's endpoints and returns the peers of the JOIN line that answers it. */
+    @FunctionalInterface
+    interface Greeting {
+        String exchange(String endpoints) throws IOException;
     }
 
-    /** This rank's endpoints as {@code WORKER[/SERVER]}, or "-" when the job needs none. */
-    String endpoints() {
-        if (worker == null) {
-            return "-";
+    private JobJoin() {
+    }
+
+    /** Joins; returns once every rank has. */
+    static AllReduce open(AgentOptions options, Greeting greeting) {
+        AllReduceAlgorithm algorithm = AllReduceAlgorithm.named(options.algorithm());
+        Map<String, String> settings = settings(options, algorithm);
+        if (!algorithm.exchangesEndpoints()) {
+            greet(greeting, "-");
+            return algorithm.open(settings, Compression.DEFAULTS, mine -> {
+                throw new IllegalStateException(algorithm.id() + " asked for its peers' endpoints but says it needs none");
+            }).allReduce();
         }
-        return hostPort(worker.address()) + (server == null ? "" : "/" + hostPort(server.address()));
+        return algorithm.open(settings, Compression.DEFAULTS, mine ->
+                peers(greet(greeting, endpoints(mine)), options.workers(), mine.server() != null)).allReduce();
     }
 
     /**
-     * Joins; returns once every rank has.
-     *
-     * @param peers every rank's {@link #endpoints()} in rank order, comma-separated ("-" for the switch)
+     * The worker settings: {@code SWITCHML_*} settings the launcher's environment holds (standbys, shards,
+     * localAddress...), then the process's own options, which win; the operation timeout unless the settings name one.
      */
-    AllReduce open(String peers) {
-        if (worker == null) {
-            // SWITCHML_* settings the launcher's environment holds (standbys, shards, localAddress...) apply too;
-            // the process's own options win.
-            return SwitchMLConnection.connect(SwitchMLConfig.builder().environment(System.getenv())
-                    .settings(options.settings()).controller(options.controller()).job(options.job())
-                    .rank(options.rank()).workers(options.workers()).build());
+    static Map<String, String> settings(AgentOptions options, AllReduceAlgorithm algorithm) {
+        SwitchMLConfig.Builder config = SwitchMLConfig.builder().environment(System.getenv()).settings(options.settings())
+                .rank(options.rank()).workers(options.workers());
+        if (!SwitchMLConfig.Key.properties(options.settings()).containsKey(SwitchMLConfig.Key.OPERATION_TIMEOUT_MS.property())) {
+            config.operationTimeout(options.operationTimeout());
         }
-        String[] ranks = peers.split(",");
-        if (ranks.length != options.workers()) {
-            throw new IllegalArgumentException("expected the endpoints of " + options.workers() + " ranks, got " + ranks.length + ": " + peers);
+        if (algorithm.needsSwitch()) {
+            config.controller(options.controller()).job(options.job());
         }
-        StringBuilder workers = new StringBuilder();
-        StringBuilder servers = new StringBuilder();
+        return config.build().toMap();
+    }
+
+    private static String greet(Greeting greeting, String endpoints) {
+        try {
+            return greeting.exchange(endpoints);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot exchange endpoints with the local process: " + e.getMessage(), e);
+        }
+    }
+
+    /** This rank's endpoints as {@code WORKER[/SERVER]}. */
+    static String endpoints(PeerEndpoints.Endpoint mine) {
+        return hostPort(mine.worker()) + (mine.server() == null ? "" : "/" + hostPort(mine.server()));
+    }
+
+    /** Every rank's endpoints from the JOIN line: {@code WORKER[/SERVER]} in rank order, comma-separated. */
+    static PeerEndpoints peers(String line, int workers, boolean withServers) {
+        String[] ranks = line.split(",");
+        if (ranks.length != workers) {
+            throw new IllegalArgumentException("expected the endpoints of " + workers + " ranks, got " + ranks.length + ": " + line);
+        }
+        List<InetSocketAddress> workerEndpoints = new ArrayList<>();
+        List<InetSocketAddress> servers = new ArrayList<>();
         for (String rank : ranks) {
-            String[] parts = rank.split("/");
-            workers.append(workers.length() == 0 ? "" : ",").append(parts[0]);
-            if (server != null) {
+            String[] parts = rank.trim().split("/");
+            workerEndpoints.add(address(parts[0]));
+            if (withServers) {
                 if (parts.length != 2) {
-                    throw new IllegalArgumentException("ps needs WORKER/SERVER endpoints for every rank, got '" + rank + "'");
+                    throw new IllegalArgumentException("this algorithm needs WORKER/SERVER endpoints for every rank, got '"
+                            + rank + "'");
                 }
-                servers.append(servers.length() == 0 ? "" : ",").append(parts[1]);
+                servers.add(address(parts[1]));
             }
         }
-        CollectiveConfig.Builder config = CollectiveConfig.builder().algorithm(options.algorithm()).rank(options.rank())
-                .workers(options.workers()).endpoints(workers.toString()).operationTimeout(options.operationTimeout());
-        if (server != null) {
-            config.servers(servers.toString()).serversInWorkers(true);
+        return new PeerEndpoints(workerEndpoints, servers);
+    }
+
+    private static InetSocketAddress address(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("not a HOST:PORT endpoint: '" + hostPort + "'");
         }
-        return Collectives.open(config.build(), worker, server);
+        String host = hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            return new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("not a HOST:PORT endpoint: '" + hostPort + "'", e);
+        }
     }
 
     private static String hostPort(InetSocketAddress a) {
-        return a.getAddress().getHostAddress() + ":" + a.getPort();
-    }
-
-    /** Releases listeners that {@link #open} did not take over. */
-    @Override
-    public void close() {
-        // open() hands the listeners to the collective, which closes them; closing twice is harmless.
-        if (worker != null) {
-            worker.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 }

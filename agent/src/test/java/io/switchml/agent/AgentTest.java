@@ -65,7 +65,7 @@ class AgentTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"switchml", "ring"})
+    @ValueSource(strings = {"switchml", "ring", "ps"})
     void reducesTensorsInTheSharedMemoryInPlaceAndCompletesThemInOrder(String algorithm) throws Exception {
         int n = 2;
         List<CompletableFuture<Integer>> runs = start(algorithm, n);

@@ -36,7 +36,7 @@ public enum BenchField {
      * The payload kernels and JDK of the switch path's JVMs (this one and those it starts, which run the same
      * java with the same modules): {@code vector/jdk25}; null for the baselines, which do not use them.
      */
-    KERNELS("kernels", true, r -> AllReduceAlgorithm.SWITCHML.id().equals(r.algo())
+    KERNELS("kernels", true, r -> AllReduceAlgorithm.find(r.algo()).map(AllReduceAlgorithm::needsSwitch).orElse(false)
             ? Kernels.label() : null);
 
     private final String key;

@@ -6,7 +6,6 @@ import io.switchml.launch.Rack;
 import io.switchml.protocol.DataType;
 
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 
@@ -73,7 +72,7 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                         long seed, Duration workerTimeout, double dropProbability) {
         this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
-                dropProbability, List.of(AllReduceAlgorithm.SWITCHML));
+                dropProbability, List.of(AllReduceAlgorithm.switchMl()));
     }
 
     /** Only {@code switchml}, without switch drops. */
@@ -95,7 +94,7 @@ public record BenchOptions(List<Integer> workers, List<Long> sizes, int iteratio
         if (workers.isEmpty() || sizes.isEmpty() || algorithms.isEmpty()) {
             throw new IllegalArgumentException("give at least one algorithm, one worker count and one size");
         }
-        if (EnumSet.copyOf(algorithms).size() != algorithms.size()) {
+        if (algorithms.stream().map(AllReduceAlgorithm::id).distinct().count() != algorithms.size()) {
             throw new IllegalArgumentException("an algorithm is listed twice: " + algorithms);
         }
         for (int n : workers) {

@@ -36,7 +36,7 @@ final class BenchProgress {
     void groupStarted(AllReduceAlgorithm algorithm, int workers) {
         lastEvent = nanoClock.getAsLong();
         out.println(counter() + " " + algorithm.id() + " n=" + workers
-                + (algorithm.compressed() ? " (" + compression.describe(algorithm.collective()) + ")" : "")
+                + (algorithm.describe(compression) != null ? " (" + algorithm.describe(compression) + ")" : "")
                 + ": starting " + workers + " worker process" + (workers == 1 ? "" : "es"));
     }
 

@@ -34,7 +34,7 @@ import java.util.function.UnaryOperator;
  */
 public final class BenchRunner {
     /** The algorithm of the rows when none is chosen. */
-    public static final String ALGO = AllReduceAlgorithm.SWITCHML.id();
+    public static final String ALGO = AllReduceAlgorithm.switchMl().id();
 
     private final BenchOptions options;
     private final PrintStream progress;

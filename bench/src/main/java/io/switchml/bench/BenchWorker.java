@@ -2,6 +2,7 @@ package io.switchml.bench;
 
 import io.switchml.api.AllReduce;
 import io.switchml.api.ReduceOp;
+import io.switchml.launch.ExactSum;
 import io.switchml.launch.WorkerConnection;
 import io.switchml.protocol.DataType;
 
@@ -73,15 +74,9 @@ public final class BenchWorker {
 
     private Session open(TensorGenerator generator) {
         WorkerConnection c = WorkerConnection.open(plan.algorithm(), plan.config(), plan.compression(), peers);
-        int workers = c.allReduce().workers();
         int rounds = plan.warmup() + plan.iterations(); // all-reduces of each size's buffer; the last is verified
-        ResultVerifier verifier = switch (plan.algorithm()) {
-            case SWITCHML -> ResultVerifier.switchMl(generator, workers, c.elementsPerPacket(), c.laneBits() == 16);
-            case RING -> ResultVerifier.ring(generator, workers);
-            case PS -> ResultVerifier.parameterServer(generator, workers);
-            case TOPK -> ResultVerifier.topK(generator, workers, plan.compression(), rounds);
-            case QSGD -> ResultVerifier.qsgd(generator, workers, plan.compression(), rounds - 1);
-        };
+        ResultVerifier verifier = ResultVerifier.of(plan.algorithm(), generator,
+                ExactSum.Context.of(c, plan.compression(), rounds));
         return new Session(c, verifier);
     }
 

@@ -52,7 +52,7 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
     /** A {@code switchml} worker. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed) {
-        this(config, sizes, iterations, warmup, verify, type, seed, AllReduceAlgorithm.SWITCHML);
+        this(config, sizes, iterations, warmup, verify, type, seed, AllReduceAlgorithm.switchMl());
     }
 
     public WorkerPlan {

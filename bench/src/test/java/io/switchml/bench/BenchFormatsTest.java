@@ -6,6 +6,7 @@ import io.switchml.collectives.Compression;
 import io.switchml.collectives.QsgdReference;
 import io.switchml.collectives.TopKReference;
 import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.ExactSum;
 import io.switchml.launch.PeerEndpoints;
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
@@ -59,16 +60,16 @@ class BenchFormatsTest {
         assertThatThrownBy(() -> new WorkerPlan(Map.of(), List.of(6L), 1, 0, false, DataType.FLOAT32, 1))
                 .hasMessageContaining("multiple of 4");
         WorkerPlan ring = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
-                AllReduceAlgorithm.RING);
-        assertThat(ring.toJson()).contains("\"algorithm\":\"RING\"", "\"pauseMs\":0");
+                AllReduceAlgorithm.named("ring"));
+        assertThat(ring.toJson()).contains("\"algorithm\":\"ring\"", "\"pauseMs\":0");
         WorkerPlan pausing = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 2, 0, false, DataType.INT32, 2,
-                AllReduceAlgorithm.SWITCHML, io.switchml.collectives.Compression.DEFAULTS, 10_000);
+                AllReduceAlgorithm.switchMl(), io.switchml.collectives.Compression.DEFAULTS, 10_000);
         assertThat(WorkerPlan.fromArguments(new String[]{pausing.toJson()}).pauseMs()).isEqualTo(10_000);
         assertThat(WorkerPlan.fromArguments(new String[]{ring.toJson()})).isEqualTo(ring);
-        assertThat(plan.algorithm()).isEqualTo(AllReduceAlgorithm.SWITCHML);
+        assertThat(plan.algorithm()).isSameAs(AllReduceAlgorithm.switchMl());
         WorkerPlan topk = new WorkerPlan(Map.of("switchml.rank", "0"), List.of(4L), 1, 0, false, DataType.FLOAT32, 2,
-                AllReduceAlgorithm.TOPK, Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
-        assertThat(topk.toJson()).contains("\"algorithm\":\"TOPK\"", "\"ratio\":0.25", "\"warmup\":3");
+                AllReduceAlgorithm.named("topk"), Compression.DEFAULTS.withRatio(0.25).withWarmup(3));
+        assertThat(topk.toJson()).contains("\"algorithm\":\"topk\"", "\"ratio\":0.25", "\"warmup\":3");
         assertThatThrownBy(() -> WorkerPlan.fromArguments(new String[]{"sizes=4"})).hasMessageContaining("benchmark worker: the plan is not a WorkerPlan in JSON");
         String badSize = topk.toJson().replace("\"sizes\":[4]", "\"sizes\":[6]");
         assertThatThrownBy(() -> WorkerPlan.fromArguments(new String[]{badSize}))
@@ -90,8 +91,8 @@ class BenchFormatsTest {
                 for (int rounds : new int[]{1, 3}) {
                     float[] topk = TopKReference.floats(floats, rounds, c, ReduceOp.SUM);
                     float[] qsgd = QsgdReference.floats(floats, rounds - 1, c, ReduceOp.SUM);
-                    ResultVerifier topkVerifier = ResultVerifier.topK(generator, n, c, rounds);
-                    ResultVerifier qsgdVerifier = ResultVerifier.qsgd(generator, n, c, rounds - 1);
+                    ResultVerifier topkVerifier = verifier("topk", generator, n, c, rounds);
+                    ResultVerifier qsgdVerifier = verifier("qsgd", generator, n, c, rounds);
                     assertThat(topkVerifier.firstMismatch(topk, length)).as("topk n=%d length=%d", n, length).isEqualTo(-1);
                     assertThat(qsgdVerifier.firstMismatch(qsgd, length)).as("qsgd n=%d length=%d", n, length).isEqualTo(-1);
                     int last = length - 1;
@@ -103,9 +104,9 @@ class BenchFormatsTest {
                 if (length > 100) {
                     // A verifier of the wrong round or step refuses the result.
                     float[] three = TopKReference.floats(floats, 3, c, ReduceOp.SUM);
-                    assertThat(ResultVerifier.topK(generator, n, c, 2).firstMismatch(three, length)).isNotNegative();
+                    assertThat(verifier("topk", generator, n, c, 2).firstMismatch(three, length)).isNotNegative();
                     float[] step2 = QsgdReference.floats(floats, 2, c, ReduceOp.SUM);
-                    assertThat(ResultVerifier.qsgd(generator, n, c, 1).firstMismatch(step2, length)).isNotNegative();
+                    assertThat(verifier("qsgd", generator, n, c, 2).firstMismatch(step2, length)).isNotNegative();
                 }
             }
         }
@@ -123,10 +124,10 @@ class BenchFormatsTest {
                 new SizeReport(0, 4, new long[]{1}, null, 1, 0, 0, 10), new SizeReport(1, 4, new long[]{1}, null, 1, 0, 0)));
         assertThat(unknown.wireBytes()).isNull();
         assertThat(unknown.wireRatio()).isNull();
-        assertThat(AllReduceAlgorithm.named("QSGD")).isEqualTo(AllReduceAlgorithm.QSGD);
-        assertThat(AllReduceAlgorithm.TOPK.compressed()).isTrue();
-        assertThat(AllReduceAlgorithm.TOPK.needsSwitch()).isFalse();
-        assertThat(AllReduceAlgorithm.RING.compressed()).isFalse();
+        assertThat(AllReduceAlgorithm.named("QSGD").id()).isEqualTo("qsgd");
+        assertThat(AllReduceAlgorithm.named("topk").compressed()).isTrue();
+        assertThat(AllReduceAlgorithm.named("topk").needsSwitch()).isFalse();
+        assertThat(AllReduceAlgorithm.named("ring").compressed()).isFalse();
     }
 
     @Test
@@ -148,11 +149,13 @@ class BenchFormatsTest {
 
     @Test
     void algorithmsByName() {
-        assertThat(AllReduceAlgorithm.named(" Ring ")).isEqualTo(AllReduceAlgorithm.RING);
-        assertThat(AllReduceAlgorithm.named("ps").collective()).isEqualTo(Algorithm.PARAMETER_SERVER);
+        assertThat(AllReduceAlgorithm.named(" Ring ")).isSameAs(AllReduceAlgorithm.named("ring"));
+        assertThat(AllReduceAlgorithm.named("ps").exchangesEndpoints()).isTrue();
         assertThat(AllReduceAlgorithm.named("switchml").needsSwitch()).isTrue();
+        assertThat(AllReduceAlgorithm.all()).extracting(AllReduceAlgorithm::id)
+                .startsWith("switchml", "ring", "ps", "topk", "qsgd");
         assertThatThrownBy(() -> AllReduceAlgorithm.named("allgather"))
-                .hasMessage("unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps, topk, qsgd");
+                .hasMessageStartingWith("unknown all-reduce algorithm 'allgather'; known: switchml, ring, ps, topk, qsgd");
     }
 
     @Test
@@ -186,7 +189,8 @@ class BenchFormatsTest {
             generator.fill(r, inputs[r], 0, length);
         }
         float[] result = io.switchml.api.ReferenceAllReduce.floats(inputs, 256, io.switchml.api.ReduceOp.SUM);
-        ResultVerifier verifier = ResultVerifier.switchMl(generator, 3, 256);
+        ResultVerifier verifier = ResultVerifier.of(AllReduceAlgorithm.switchMl(), generator,
+                new ExactSum.Context(3, 256, 32, Compression.DEFAULTS, 1));
         assertThat(verifier.firstMismatch(result, length)).isEqualTo(-1);
         result[2999] = Float.intBitsToFloat(Float.floatToRawIntBits(result[2999]) ^ 1);
         assertThat(verifier.firstMismatch(result, length)).isEqualTo(2999);
@@ -205,8 +209,7 @@ class BenchFormatsTest {
                     generator.fill(r, ints[r], 0, length);
                 }
                 for (Algorithm algorithm : List.of(Algorithm.RING, Algorithm.PARAMETER_SERVER)) {
-                    ResultVerifier verifier = algorithm == Algorithm.RING ? ResultVerifier.ring(generator, n)
-                            : ResultVerifier.parameterServer(generator, n);
+                    ResultVerifier verifier = verifier(algorithm.id(), generator, n, Compression.DEFAULTS, 1);
                     float[] result = algorithm.reference(floats, ReduceOp.SUM);
                     int[] intResult = algorithm.reference(ints, ReduceOp.SUM);
                     assertThat(verifier.firstMismatch(result, length)).as("%s n=%d length=%d", algorithm, n, length).isEqualTo(-1);
@@ -227,7 +230,14 @@ class BenchFormatsTest {
         }
         float[] ps = Algorithm.PARAMETER_SERVER.reference(five, ReduceOp.SUM);
         float[] ring = Algorithm.RING.reference(five, ReduceOp.SUM);
-        assertThat(ResultVerifier.ring(generator, 5).firstMismatch(ps, ps.length)).isNotNegative();
-        assertThat(ResultVerifier.parameterServer(generator, 5).firstMismatch(ring, ring.length)).isNotNegative();
+        assertThat(verifier("ring", generator, 5, Compression.DEFAULTS, 1).firstMismatch(ps, ps.length)).isNotNegative();
+        assertThat(verifier("ps", generator, 5, Compression.DEFAULTS, 1).firstMismatch(ring, ring.length)).isNotNegative();
+    }
+
+    /** The bench's verifier of a registered algorithm, as a worker makes it after the given rounds. */
+    private static ResultVerifier verifier(String algorithm, TensorGenerator generator, int workers, Compression compression,
+                                           int rounds) {
+        return ResultVerifier.of(AllReduceAlgorithm.named(algorithm), generator,
+                new ExactSum.Context(workers, 256, 32, compression, rounds));
     }
 }

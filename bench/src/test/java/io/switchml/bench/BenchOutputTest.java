@@ -73,11 +73,11 @@ class BenchOutputTest {
     @Test
     void progressCountsRowsAndEstimatesTheTimeLeftFromTheBytesDone() {
         BenchOptions options = new BenchOptions(List.of(2, 4), List.of(1L << 20, 3L << 20), 1, 0, false, DataType.FLOAT32,
-                null, Map.of(), 1, 1, Duration.ofMinutes(1), 0, List.of(AllReduceAlgorithm.SWITCHML, AllReduceAlgorithm.RING));
+                null, Map.of(), 1, 1, Duration.ofMinutes(1), 0, List.of(AllReduceAlgorithm.switchMl(), AllReduceAlgorithm.named("ring")));
         AtomicLong now = new AtomicLong(7_000_000_000L);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         BenchProgress progress = new BenchProgress(new PrintStream(out, true, StandardCharsets.UTF_8), options, now::get);
-        progress.groupStarted(AllReduceAlgorithm.SWITCHML, 2);
+        progress.groupStarted(AllReduceAlgorithm.switchMl(), 2);
         now.addAndGet(2_000_000_000L);
         progress.rowDone(new BenchRow("switchml", 2, 1L << 20, "float32", 1, 1, 1, 1, 0, null));
         now.addAndGet(3_000_000_000L);

@@ -1,6 +1,10 @@
 package io.switchml.bench;
 
+import io.switchml.api.ReduceOp;
+import io.switchml.collectives.Compression;
+import io.switchml.collectives.RingReference;
 import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.ExactSum;
 import io.switchml.launch.LaunchException;
 import io.switchml.protocol.DataType;
 import org.junit.jupiter.api.Test;
@@ -69,7 +73,7 @@ class BenchRunnerIT {
     @Test
     void workerProcessesShardedOverThreeEmbeddedSwitchesGetExactSums() throws Exception {
         BenchOptions options = new BenchOptions(List.of(3), List.of(4L, (1L << 20) + 4), 2, 1, true, DataType.FLOAT32,
-                null, Map.of(), 1, 3, Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.SWITCHML), null,
+                null, Map.of(), 1, 3, Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.switchMl()), null,
                 io.switchml.collectives.Compression.DEFAULTS, 3);
         List<BenchRow> rows = new BenchRunner(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).extracting(BenchRow::verified).containsExactly(true, true);
@@ -107,7 +111,7 @@ class BenchRunnerIT {
         io.switchml.collectives.Compression compression = io.switchml.collectives.Compression.DEFAULTS.withRatio(0.02)
                 .withLevels(3).withBucket(128).withWarmup(2);
         BenchOptions options = new BenchOptions(List.of(1, 3), sizes, 2, 1, true, type, null, Map.of(), 1, 3,
-                Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.TOPK, AllReduceAlgorithm.QSGD, AllReduceAlgorithm.RING), null,
+                Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.named("topk"), AllReduceAlgorithm.named("qsgd"), AllReduceAlgorithm.named("ring")), null,
                 compression);
         List<BenchRow> rows = new BenchRunner(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).hasSize(18).allSatisfy(r -> {
@@ -136,7 +140,7 @@ class BenchRunnerIT {
     @EnumSource(value = DataType.class, names = {"FLOAT32", "INT32"})
     void ringAndParameterServerWorkerProcessesGetTheirReferenceResultsWithoutASwitch(DataType type) throws Exception {
         List<Long> sizes = List.of(4L, 1028L, (1L << 20) + 4);
-        List<BenchRow> rows = new BenchRunner(options(List.of(1, 3), sizes, type, List.of(AllReduceAlgorithm.RING, AllReduceAlgorithm.PS)),
+        List<BenchRow> rows = new BenchRunner(options(List.of(1, 3), sizes, type, List.of(AllReduceAlgorithm.named("ring"), AllReduceAlgorithm.named("ps"))),
                 new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
         assertThat(rows).hasSize(12).allSatisfy(r -> {
             assertThat(r.verified()).as("%s", r).isTrue();
@@ -150,6 +154,32 @@ class BenchRunnerIT {
                 tuple("ps", 3, 4L), tuple("ps", 3, 1028L), tuple("ps", 3, (1L << 20) + 4));
         assertThat(progress.toString(StandardCharsets.UTF_8)).contains("[9/12] ps n=3: starting 3 worker processes")
                 .doesNotContain("embedded switch");
+    }
+
+    /**
+     * A collective registered by one file of the tests ({@link HalvesAlgorithm}) runs in worker processes, is verified
+     * against its own exact sums, and its results are not the ring's (the verifier would refuse one for the other).
+     */
+    @Test
+    void aRegisteredTestOnlyAlgorithmRunsAndIsVerifiedLikeTheBuiltIns() throws Exception {
+        AllReduceAlgorithm halves = AllReduceAlgorithm.named("halves");
+        assertThat(AllReduceAlgorithm.ids()).endsWith(", halves");
+        List<BenchRow> rows = new BenchRunner(options(List.of(3), List.of(4L, 40_964L), DataType.FLOAT32, List.of(halves)),
+                new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(rows).extracting(BenchRow::algo, BenchRow::bytes, BenchRow::verified)
+                .containsExactly(tuple("halves", 4L, true), tuple("halves", 40_964L, true));
+        assertThat(rows.get(1).wireBytes()).as("bytes the halves' rings sent").isPositive();
+
+        TensorGenerator generator = new TensorGenerator(1);
+        int length = 10_241;
+        float[][] inputs = new float[5][length];
+        for (int r = 0; r < 5; r++) {
+            generator.fill(r, inputs[r], 0, length);
+        }
+        ExactSum.Context five = new ExactSum.Context(5, 0, 32, Compression.DEFAULTS, 1);
+        float[] ring = RingReference.floats(inputs, ReduceOp.SUM);
+        assertThat(ResultVerifier.of(halves, generator, five).firstMismatch(ring, length))
+                .as("the halves' sums are not the ring's").isNotNegative();
     }
 
     @Test

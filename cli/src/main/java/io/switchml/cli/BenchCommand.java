@@ -26,12 +26,11 @@ import java.util.concurrent.Callable;
         description = "Benchmark all-reduce: N worker processes on this host, through an embedded switch (or --controller)"
                 + " and/or the ring, parameter-server and gradient-compression (topk, qsgd) baselines.")
 final class BenchCommand implements Callable<Integer> {
-    @Option(names = "--algo", split = ",", defaultValue = "switchml",
-            description = "Algorithm(s) measured in the same run with the same tensors: switchml (in-network aggregation),"
-                    + " ring (ring all-reduce over TCP), ps (parameter servers over TCP, one in each worker process),"
-                    + " topk (top-k sparsification with error feedback), qsgd (stochastic quantization), both exchanged"
-                    + " by all-gather over the ring's TCP links, e.g. switchml,ring,topk,qsgd (default: ${DEFAULT-VALUE})."
-                    + " Only switchml needs a switch.")
+    @Option(names = "--algo", split = ",", defaultValue = "switchml", completionCandidates = AlgorithmsCommand.Names.class,
+            description = "Algorithm(s) measured in the same run with the same tensors, of the registered: ${COMPLETION-CANDIDATES}"
+                    + " (switchml: in-network aggregation; ring and ps: over TCP; topk and qsgd: compressed, all-gathered"
+                    + " over the ring's TCP links; `switchml algorithms` says what each does), e.g. switchml,ring,topk,qsgd"
+                    + " (default: ${DEFAULT-VALUE}). Only switchml needs a switch.")
     List<String> algorithms;
 
     @Mixin

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         description = "In-network aggregation for distributed training on the JVM, after SwitchML (NSDI 2021).",
         subcommands = {SwitchCommand.class, BenchCommand.class, WorkerCommand.class, TrainCommand.class, DemoCommand.class,
                 AgentCli.class, TorchrunCommand.class, TorchTrainCommand.class,
-                CtlCommand.class, CertsCommand.class, CostCommand.class,
+                CtlCommand.class, CertsCommand.class, CostCommand.class, AlgorithmsCommand.class,
                 CommandLine.HelpCommand.class})
 public final class SwitchMlCommand extends RootCommand {
     public static void main(String[] args) {

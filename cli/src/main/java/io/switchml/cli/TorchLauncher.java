@@ -3,6 +3,7 @@ package io.switchml.cli;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
 import io.switchml.dataplane.SwitchConfig;
+import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.JobSecret;
 import io.switchml.launch.Rack;
 import io.switchml.launch.RackSwitch;
@@ -62,10 +63,7 @@ final class TorchLauncher {
         if (workers < 1) {
             throw new IllegalArgumentException("--workers must be at least 1");
         }
-        if (!List.of("switchml", "ring", "ps", "none").contains(algorithm)) {
-            throw new IllegalArgumentException("--algo must be switchml, ring or ps, not " + algorithm);
-        }
-        boolean needsSwitch = algorithm.equals("switchml") && controller == null;
+        boolean needsSwitch = !algorithm.equals("none") && algorithmNamed(algorithm).needsSwitch() && controller == null;
         if (rackSpec != null) {
             try (Rack rack = Rack.create(rackSpec)) {
                 err.println("emulated rack " + rack.prefix() + ": " + rackSpec.describe());
@@ -92,6 +90,15 @@ final class TorchLauncher {
             if (embedded != null) {
                 embedded.close();
             }
+        }
+    }
+
+    /** A registered algorithm, or an error that lists them for {@code --algo}. */
+    private static AllReduceAlgorithm algorithmNamed(String name) {
+        try {
+            return AllReduceAlgorithm.named(name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--algo must be one of " + AllReduceAlgorithm.ids() + ", or none; not " + name);
         }
     }
 

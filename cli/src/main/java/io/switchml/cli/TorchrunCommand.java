@@ -18,7 +18,9 @@ final class TorchrunCommand implements Callable<Integer> {
     @Option(names = "--workers", defaultValue = "2", description = "Ranks (default: ${DEFAULT-VALUE}).")
     int workers;
 
-    @Option(names = "--algo", defaultValue = "switchml", description = "What the agents join: switchml, ring or ps (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--algo", defaultValue = "switchml", completionCandidates = AlgorithmsCommand.Names.class,
+            description = "What the agents join, of the registered all-reduce algorithms: ${COMPLETION-CANDIDATES}"
+                    + " (default: ${DEFAULT-VALUE}).")
     String algorithm;
 
     @Option(names = "--controller", description = "HOST:PORT of a running switch's controller instead of an embedded switch.")

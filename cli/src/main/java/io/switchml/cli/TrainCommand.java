@@ -261,7 +261,7 @@ final class TrainCommand implements Callable<Integer> {
             if (plan.framework() != Framework.DJL) {
                 throw new IllegalArgumentException("--spark-master trains with DJL; drop --framework " + plan.framework());
             }
-            if (plan.aggregation() == Aggregation.NONE) {
+            if (plan.aggregation().isNone()) {
                 throw new IllegalArgumentException("--spark-master trains data-parallel: use --aggregation switchml, ring or ps");
             }
         }
@@ -295,7 +295,7 @@ final class TrainCommand implements Callable<Integer> {
      * which prints what a run on one host prints.
      */
     private int runOneRank(TrainPlan plan, boolean json) throws Exception {
-        if (plan.aggregation() != Aggregation.SWITCHML) {
+        if (!plan.aggregation().needsSwitch()) {
             throw new IllegalArgumentException("one rank of a job over several hosts works with --aggregation switchml;"
                     + " ring and ps run on one host (leave out --rank and --from-environment)");
         }

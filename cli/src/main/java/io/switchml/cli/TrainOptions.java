@@ -14,9 +14,9 @@ final class TrainOptions {
     TrainingRunOptions run;
 
     @Option(names = "--aggregation", defaultValue = "switchml", split = ",",
-            description = "How gradients are summed: switchml, ring, ps, topk (top-k with error feedback; trains with"
-                    + " momentum SGD unless --optimizer adam), qsgd (stochastic"
-                    + " quantization), or none (one process alone); train (not demo) takes a list, e.g."
+            description = "How gradients are summed: a registered all-reduce algorithm (`switchml algorithms`): switchml,"
+                    + " ring, ps, topk (top-k with error feedback; trains with momentum SGD unless --optimizer adam), qsgd"
+                    + " (stochastic quantization), ...; or none (one process alone); train (not demo) takes a list, e.g."
                     + " switchml,ring,topk,qsgd, and trains once with each (default: ${DEFAULT-VALUE}).")
     java.util.List<String> aggregation;
 

@@ -75,7 +75,7 @@ final class WorkerCommand implements Callable<Integer> {
         }
         SwitchMLConfig config = builder.build();
         WorkerPlan plan = new WorkerPlan(config.toMap(), sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
-                sizes.dataType(), sizes.seed, AllReduceAlgorithm.SWITCHML, Compression.DEFAULTS, pauseMs,
+                sizes.dataType(), sizes.seed, AllReduceAlgorithm.switchMl(), Compression.DEFAULTS, pauseMs,
                 sizes.sparsity());
         System.out.println("rank " + config.rank() + " of " + config.workers() + " joining job '" + config.job() + "' at "
                 + (config.shards().isEmpty() ? config.controller() : config.shards().size() + " shards " + config.shards()));

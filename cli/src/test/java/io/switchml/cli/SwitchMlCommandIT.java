@@ -106,6 +106,17 @@ class SwitchMlCommandIT {
     }
 
     @Test
+    void algorithmsListsTheRegistryThatBenchAndTrainRead() {
+        String text = run("algorithms");
+        assertThat(text.lines()).extracting(l -> l.split(" +")[0]).containsExactly("switchml", "ring", "ps", "topk", "qsgd");
+        assertThat(text).contains("needs a switch", "Gloo's ring");
+        String json = run("algorithms", "--format", "json");
+        assertThat(json.lines()).hasSize(5).first().asString()
+                .startsWith("{\"id\":\"switchml\",\"needsSwitch\":true,\"compressed\":false,");
+        assertThat(json).contains("\"implementation\":\"io.switchml.launch.TopKAlgorithm\"");
+    }
+
+    @Test
     void trainAloneEndsWithOneJsonObject() {
         String out = run("train", "--aggregation", "none", "--workers", "1", "--epochs", "1", "--limit", "512",
                 "--batch-size", "32", "--format", "json");
@@ -208,7 +219,7 @@ class SwitchMlCommandIT {
         assertThat(cl.execute("torch-train", "--format", "xml")).isNotZero();
         assertThat(err.toString()).contains("--format must be table or json, not xml");
         assertThat(cl.execute("torchrun", "--algo", "allgather", "train.py")).isNotZero();
-        assertThat(err.toString()).contains("--algo must be switchml, ring or ps, not allgather");
+        assertThat(err.toString()).contains("--algo must be one of switchml, ring, ps, topk, qsgd, or none; not allgather");
         assertThat(cl.execute("torchrun", "--workers", "0", "train.py")).isNotZero();
         assertThat(err.toString()).contains("--workers must be at least 1");
         assertThat(cl.execute("torch-train", "--model", "alexnet,resnet18")).isNotZero();

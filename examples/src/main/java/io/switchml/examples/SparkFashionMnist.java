@@ -44,7 +44,7 @@ public final class SparkFashionMnist {
         FashionMnist.Split images = FashionMnist.train(data);
         // README:spark:begin
         Dataset<Row> rows = FashionMnistRows.of(spark, limit > 0 ? images.first(limit) : images); // label, pixels
-        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 1, 64, 0.001f, 1, data, 0, 8 << 20);
+        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.switchMl(), 1, 64, 0.001f, 1, data, 0, 8 << 20);
         SparkTrainingResult result = SparkTraining.train(rows, FashionMnist.test(data), plan, workers,
                 BarrierOptions.defaults(), 0.82);                   // a switch embedded in the driver, on loopback
         System.out.printf("test accuracy %.3f, parameters identical on every rank: %b%n",

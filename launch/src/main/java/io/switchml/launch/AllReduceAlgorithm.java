@@ -1,64 +1,92 @@
 package io.switchml.launch;
 
-import io.switchml.collectives.Algorithm;
+import io.switchml.collectives.Compression;
 
-import java.util.Locale;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * The all-reduce algorithms the bench measures, by their {@code --algo} names: {@code switchml}
- * (in-network aggregation through a switch), and the baselines of the collectives module,
- * {@code ring} and {@code ps} (TCP between the worker processes, no switch), and the gradient
- * compression baselines {@code topk} and {@code qsgd} (compressed tensors exchanged by all-gather
- * around the ring).
+ * An all-reduce algorithm that launchers run by name: {@code switchml} (in-network aggregation through a
+ * switch) and the baselines {@code ring}, {@code ps}, {@code topk} and {@code qsgd}, each one class. The
+ * bench's {@code --algo}, training's {@code --aggregation}, worker plans, Spark's barrier options, the
+ * PyTorch agent's {@code --algo} ({@code SWITCHML_ALGO}) and {@code switchml algorithms} all read the one
+ * registry of them ({@link AlgorithmRegistry}).
+ *
+ * <p>To add one (docs/ARCHITECTURE.md section 1): write a class implementing this interface, with a
+ * public no-argument constructor, and name it in {@code META-INF/services/io.switchml.launch.AllReduceAlgorithm}
+ * of its jar; every launcher then runs it, the bench verifies its results against {@link #exactSum}, and
+ * nothing else changes.
  */
-public enum AllReduceAlgorithm {
-    SWITCHML("switchml", null),
-    RING("ring", Algorithm.RING),
-    PS("ps", Algorithm.PARAMETER_SERVER),
-    TOPK("topk", Algorithm.TOPK),
-    QSGD("qsgd", Algorithm.QSGD);
+public interface AllReduceAlgorithm {
+    /** The name in {@code --algo}, worker plans and the rows' {@code algo} field: lower case, unique. */
+    String id();
 
-    private final String id;
-    private final Algorithm collective;
+    /** One line for help texts and {@code switchml algorithms}: what it does, in words. */
+    String summary();
 
-    AllReduceAlgorithm(String id, Algorithm collective) {
-        this.id = id;
-        this.collective = collective;
+    /**
+     * Opens this worker's all-reduce; returns once it is connected to what it needs (the switch, its peers).
+     *
+     * @param settings    the worker's {@code switchml.*} settings (rank, workers, controller, local address, ...)
+     * @param compression the settings of compressing algorithms; others ignore it
+     * @param peers       how a worker that needs its peers' endpoints exchanges them with its launcher
+     */
+    WorkerConnection open(Map<String, String> settings, Compression compression, WorkerConnection.PeerExchange peers);
+
+    /** The exact float32 SUM this algorithm computes, bit for bit, for the bench's verifier ({@code --verify}). */
+    ExactSum exactSum(ExactSum.Context context);
+
+    /** Whether its workers need a switch (and the launcher embeds one): {@code switchml}. */
+    default boolean needsSwitch() {
+        return false;
     }
 
-    /** The name in {@code --algo}, in worker plans and in the rows' {@code algo} field. */
-    public String id() {
-        return id;
+    /** Whether its workers exchange their endpoints through the launcher ({@link WorkerConnection.PeerExchange}). */
+    default boolean exchangesEndpoints() {
+        return !needsSwitch();
     }
 
-    /** The collectives module's algorithm, or null for {@code switchml}. */
-    public Algorithm collective() {
-        return collective;
+    /** Whether its float32 result is the sum of compressed tensors ({@code topk}, {@code qsgd}), not of the inputs. */
+    default boolean compressed() {
+        return false;
     }
 
-    /** Whether its workers need a switch. */
-    public boolean needsSwitch() {
-        return collective == null;
+    /** Its compression settings in words, for progress lines ("top-k 1 % with error feedback"); null when it takes none. */
+    default String describe(Compression compression) {
+        return null;
     }
 
-    /** Whether its float32 results are of compressed tensors ({@code topk}, {@code qsgd}). */
-    public boolean compressed() {
-        return collective != null && collective.compressed();
+    /**
+     * Whether it can carry the optimizer's momentum itself (top-k's momentum correction, as in DGC): training then
+     * defaults to momentum SGD with the momentum moved into the compressor.
+     */
+    default boolean correctsMomentum() {
+        return false;
     }
 
-    /** The algorithm of that name (case-insensitive), or an error listing the known names. */
-    public static AllReduceAlgorithm named(String name) {
-        String wanted = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
-        for (AllReduceAlgorithm a : values()) {
-            if (a.id.equals(wanted)) {
-                return a;
-            }
-        }
-        throw new IllegalArgumentException("unknown all-reduce algorithm '" + name + "'; known: switchml, ring, ps, topk, qsgd");
+    /** The registered algorithm of that name (case-insensitive), or an error listing the known names. */
+    static AllReduceAlgorithm named(String name) {
+        return AlgorithmRegistry.named(name);
     }
 
-    @Override
-    public String toString() {
-        return id;
+    /** The registered algorithm of that name (case-insensitive), if there is one. */
+    static Optional<AllReduceAlgorithm> find(String name) {
+        return AlgorithmRegistry.find(name);
+    }
+
+    /** Every registered algorithm: the built-ins first ({@code switchml} leading), then the others as found. */
+    static List<AllReduceAlgorithm> all() {
+        return AlgorithmRegistry.all();
+    }
+
+    /** The registered names, comma-separated, for messages: {@code switchml, ring, ps, topk, qsgd}. */
+    static String ids() {
+        return AlgorithmRegistry.ids();
+    }
+
+    /** {@code switchml}, the algorithm the launchers run when none is named. */
+    static AllReduceAlgorithm switchMl() {
+        return named(SwitchMlAlgorithm.ID);
     }
 }

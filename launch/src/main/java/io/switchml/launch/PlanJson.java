@@ -19,6 +19,7 @@ import java.nio.file.Path;
 public final class PlanJson {
     private static final Gson GSON = new GsonBuilder()
             .registerTypeHierarchyAdapter(Path.class, new PathAdapter())
+            .registerTypeHierarchyAdapter(AllReduceAlgorithm.class, new AlgorithmAdapter().nullSafe())
             .disableHtmlEscaping()
             .create();
 
@@ -73,6 +74,19 @@ public final class PlanJson {
                 return null;
             }
             return Path.of(in.nextString());
+        }
+    }
+
+    /** An algorithm as its registered name, read back through the registry (an unknown name is refused). */
+    private static final class AlgorithmAdapter extends TypeAdapter<AllReduceAlgorithm> {
+        @Override
+        public void write(JsonWriter out, AllReduceAlgorithm algorithm) throws IOException {
+            out.value(algorithm.id());
+        }
+
+        @Override
+        public AllReduceAlgorithm read(JsonReader in) throws IOException {
+            return AllReduceAlgorithm.named(in.nextString());
         }
     }
 }

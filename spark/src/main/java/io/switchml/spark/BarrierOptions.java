@@ -43,7 +43,7 @@ public record BarrierOptions(String algorithm, String controller, String bindAdd
 
     /** {@code switchml} through a switch embedded in the driver on loopback, default settings, no stage timeout. */
     public static BarrierOptions defaults() {
-        return new BarrierOptions(AllReduceAlgorithm.SWITCHML.id(), null, "127.0.0.1", Map.of(), Compression.DEFAULTS.toSpec(),
+        return new BarrierOptions(AllReduceAlgorithm.switchMl().id(), null, "127.0.0.1", Map.of(), Compression.DEFAULTS.toSpec(),
                 DEFAULT_TIMEOUT);
     }
 

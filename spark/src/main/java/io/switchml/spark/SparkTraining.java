@@ -40,7 +40,7 @@ public final class SparkTraining {
      */
     public static SparkTrainingResult train(Dataset<Row> rows, FashionMnist.Split test, TrainPlan plan, int workers,
                                             BarrierOptions options, double target) {
-        if (plan.aggregation() == Aggregation.NONE) {
+        if (plan.aggregation().isNone()) {
             throw new IllegalArgumentException("aggregation none trains one process alone; on Spark use switchml, ring or ps");
         }
         if (workers < 1) {

@@ -16,7 +16,7 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.Map;
@@ -39,8 +39,9 @@ class SparkTrainingTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Aggregation.class, names = {"SWITCHML", "RING"})
-    void twoRanksTrainOnTheirPartitionsAndEndWithIdenticalParameters(Aggregation aggregation) {
+    @ValueSource(strings = {"switchml", "ring"})
+    void twoRanksTrainOnTheirPartitionsAndEndWithIdenticalParameters(String name) {
+        Aggregation aggregation = Aggregation.named(name);
         FashionMnist.Split train = FashionMnist.train(FashionMnist.DEFAULT_DIRECTORY).first(3000);
         Dataset<Row> rows = FashionMnistRows.of(spark, train);
         TrainPlan plan = new TrainPlan(Map.of(), aggregation, 1, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 0, 64 << 10);

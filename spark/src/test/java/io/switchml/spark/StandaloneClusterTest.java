@@ -48,7 +48,7 @@ class StandaloneClusterTest {
     }
 
     private static TrainPlan plan(int limit) {
-        return new TrainPlan(Map.of(), Aggregation.SWITCHML, 1, 16, 0.001f, 1, FashionMnist.DEFAULT_DIRECTORY, limit, 64 << 10);
+        return new TrainPlan(Map.of(), Aggregation.switchMl(), 1, 16, 0.001f, 1, FashionMnist.DEFAULT_DIRECTORY, limit, 64 << 10);
     }
 
     private static SparkTrainRunner.Options options(String master, TrainPlan plan) {

@@ -113,16 +113,19 @@ public record TrainOptimizer(Kind kind, float momentum, Schedule schedule) {
     }
 
     /**
-     * What an aggregation trains with when no optimizer is given: momentum SGD (0.9, cosine) for {@code topk}, Adam
-     * (fixed rate) otherwise.
+     * What an aggregation trains with when no optimizer is given: momentum SGD (0.9, cosine) where the algorithm
+     * carries the momentum itself ({@code topk}), Adam (fixed rate) otherwise.
      */
     public static TrainOptimizer defaultFor(Aggregation aggregation) {
-        return aggregation == Aggregation.TOPK ? sgd(DEFAULT_MOMENTUM) : ADAM;
+        return aggregation.correctsMomentum() ? sgd(DEFAULT_MOMENTUM) : ADAM;
     }
 
-    /** Whether the top-k compressor does the momentum (DGC's momentum correction), the optimizer then being plain SGD. */
+    /**
+     * Whether the aggregation's compressor does the momentum (top-k: DGC's momentum correction), the optimizer then
+     * being plain SGD.
+     */
     public boolean correctsMomentumIn(Aggregation aggregation) {
-        return kind == Kind.SGD && momentum > 0 && aggregation == Aggregation.TOPK;
+        return kind == Kind.SGD && momentum > 0 && aggregation.correctsMomentum();
     }
 
     /** The compression settings that go with this optimizer: the momentum moved into the top-k compressor where it is done there. */

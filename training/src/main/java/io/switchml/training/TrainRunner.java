@@ -77,7 +77,7 @@ public final class TrainRunner {
     public TrainingSummary run(Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
         int n = options.workers();
         Aggregation aggregation = options.plan().aggregation();
-        if (aggregation == Aggregation.NONE && n != 1) {
+        if (aggregation.isNone() && n != 1) {
             throw new IllegalArgumentException("--aggregation none trains one process alone; use --workers 1");
         }
         if (options.plan().framework() == Framework.TENSORFLOW) {
@@ -98,7 +98,7 @@ public final class TrainRunner {
         }
         EmbeddedSwitch embedded = null;
         String controller = options.controller();
-        if (aggregation == Aggregation.SWITCHML && controller == null) {
+        if (aggregation.needsSwitch() && controller == null) {
             embedded = EmbeddedSwitch.start("127.0.0.1", 1);
             controller = embedded.controller();
             progress.println("embedded switch: " + embedded.describe());
@@ -121,7 +121,7 @@ public final class TrainRunner {
             progress.println("emulated rack " + rack.prefix() + ": " + options.rack().describe());
             List<Process> switches = new ArrayList<>();
             try {
-                List<String> controllers = options.plan().aggregation() == Aggregation.SWITCHML
+                List<String> controllers = options.plan().aggregation().needsSwitch()
                         ? RackSwitch.startAll(rack, 1, progress, switches) : List.of();
                 return train(SwitchSettings.of(controllers), rack, epochs);
             } finally {
@@ -145,7 +145,7 @@ public final class TrainRunner {
                                   Consumer<TrainingSummary.EpochSummary> epochs) throws InterruptedException {
         int n = options.workers();
         TrainPlan plan = options.plan().withConfig(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
-        if (plan.aggregation() == Aggregation.SWITCHML) {
+        if (plan.aggregation().needsSwitch()) {
             for (Map.Entry<String, String> setting : switchSettings.entrySet()) {
                 plan = plan.withConfig(setting.getKey(), setting.getValue());
             }
@@ -170,7 +170,7 @@ public final class TrainRunner {
                 + plan.aggregation() + ", optimizer "
                 + plan.optimizer().describe(plan.learningRate(), plan.aggregation()));
         Map<String, String> environment = new HashMap<>(plan.framework() == Framework.TENSORFLOW ? TENSORFLOW_ENVIRONMENT : Map.of());
-        if (plan.aggregation().algorithm() != null && plan.aggregation().algorithm().needsSwitch()) {
+        if (plan.aggregation().needsSwitch()) {
             // The job's secret goes to its ranks only: a stranger cannot take one of its seats.
             environment.putAll(JobSecret.forWorkers(plan.config()));
         }

@@ -120,7 +120,7 @@ public final class TrainWorker {
      */
     public TrainedParameters train(FashionMnist.Split shard, FashionMnist.Split test, Consumer<String> reports)
             throws IOException, TranslateException {
-        try (WorkerConnection connection = plan.aggregation() == Aggregation.NONE ? null
+        try (WorkerConnection connection = plan.aggregation().isNone() ? null
                 : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.effectiveCompression(), peers)) {
             return train(connection == null ? null : connection.allReduce(), shard, test, reports);
         }
@@ -134,10 +134,10 @@ public final class TrainWorker {
                                    Consumer<String> reports) throws IOException, TranslateException {
         int rank = settings.rank();
         int workers = settings.workers();
-        if (plan.aggregation() == Aggregation.NONE && workers != 1) {
+        if (plan.aggregation().isNone() && workers != 1) {
             throw new IllegalArgumentException("aggregation none trains one process alone; got " + workers + " workers");
         }
-        if ((allReduce == null) != (plan.aggregation() == Aggregation.NONE)) {
+        if ((allReduce == null) != (plan.aggregation().isNone())) {
             throw new IllegalArgumentException("aggregation " + plan.aggregation() + (allReduce == null
                     ? " needs an all-reduce" : " trains alone, without an all-reduce"));
         }

@@ -35,11 +35,11 @@ class TrainModelTest {
     void modelsByNameAndTheFrameworksThatTrainThem() {
         assertThat(TrainModel.named(" CNN ")).isEqualTo(TrainModel.CNN);
         assertThatThrownBy(() -> TrainModel.named("resnet")).hasMessage("unknown model 'resnet'; known: mlp, cnn");
-        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 1, 32, 0.001f, 1, Path.of("/data"), 0, 4096);
+        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.switchMl(), 1, 32, 0.001f, 1, Path.of("/data"), 0, 4096);
         assertThat(plan.model()).as("the perceptron unless told otherwise").isEqualTo(TrainModel.MLP);
         TrainPlan cnn = plan.withModel(TrainModel.CNN);
         assertThat(TrainPlan.fromJson(cnn.toJson())).isEqualTo(cnn);
-        assertThat(cnn.withAggregation(Aggregation.RING).model()).isEqualTo(TrainModel.CNN);
+        assertThat(cnn.withAggregation(Aggregation.named("ring")).model()).isEqualTo(TrainModel.CNN);
         assertThatThrownBy(() -> cnn.withFramework(Framework.TENSORFLOW))
                 .hasMessage("--framework tensorflow trains the perceptron only; --model cnn trains with djl");
     }

@@ -24,9 +24,9 @@ class TrainOptimizerTest {
 
     @Test
     void topKTrainsWithMomentumSgdAndTheOthersWithAdam() {
-        assertThat(TrainOptimizer.defaultFor(Aggregation.TOPK))
+        assertThat(TrainOptimizer.defaultFor(Aggregation.named("topk")))
                 .isEqualTo(new TrainOptimizer(TrainOptimizer.Kind.SGD, 0.9f, TrainOptimizer.Schedule.COSINE));
-        for (Aggregation a : new Aggregation[]{Aggregation.SWITCHML, Aggregation.RING, Aggregation.PS, Aggregation.QSGD,
+        for (Aggregation a : new Aggregation[]{Aggregation.switchMl(), Aggregation.named("ring"), Aggregation.named("ps"), Aggregation.named("qsgd"),
                 Aggregation.NONE}) {
             assertThat(TrainOptimizer.defaultFor(a)).as("%s", a).isEqualTo(TrainOptimizer.ADAM);
         }
@@ -38,16 +38,16 @@ class TrainOptimizerTest {
     void onlyTopKWithMomentumSgdMovesTheMomentumIntoTheCompressor() {
         Compression settings = Compression.DEFAULTS.withRatio(0.02);
         TrainOptimizer sgd = TrainOptimizer.sgd(0.9f);
-        assertThat(sgd.compression(settings, Aggregation.TOPK)).isEqualTo(settings.withMomentum(0.9f));
-        assertThat(sgd.compression(settings, Aggregation.TOPK).momentumFactor()).isEqualTo(0.9f);
-        assertThat(sgd.compression(settings, Aggregation.RING)).isEqualTo(settings);
-        assertThat(sgd.compression(settings, Aggregation.QSGD)).isEqualTo(settings);
-        assertThat(TrainOptimizer.ADAM.compression(settings, Aggregation.TOPK)).isEqualTo(settings);
-        assertThat(TrainOptimizer.sgd(0).compression(settings, Aggregation.TOPK)).isEqualTo(settings);
-        assertThat(sgd.describe(0.1f, Aggregation.TOPK))
+        assertThat(sgd.compression(settings, Aggregation.named("topk"))).isEqualTo(settings.withMomentum(0.9f));
+        assertThat(sgd.compression(settings, Aggregation.named("topk")).momentumFactor()).isEqualTo(0.9f);
+        assertThat(sgd.compression(settings, Aggregation.named("ring"))).isEqualTo(settings);
+        assertThat(sgd.compression(settings, Aggregation.named("qsgd"))).isEqualTo(settings);
+        assertThat(TrainOptimizer.ADAM.compression(settings, Aggregation.named("topk"))).isEqualTo(settings);
+        assertThat(TrainOptimizer.sgd(0).compression(settings, Aggregation.named("topk"))).isEqualTo(settings);
+        assertThat(sgd.describe(0.1f, Aggregation.named("topk")))
                 .isEqualTo("sgd, lr 0.1 cosine, momentum 0.9 (corrected in the top-k compressor, DGC)");
-        assertThat(sgd.describe(0.1f, Aggregation.RING)).isEqualTo("sgd, lr 0.1 cosine, momentum 0.9");
-        assertThat(TrainOptimizer.ADAM.describe(0.001f, Aggregation.TOPK)).isEqualTo("adam, lr 0.001 fixed");
+        assertThat(sgd.describe(0.1f, Aggregation.named("ring"))).isEqualTo("sgd, lr 0.1 cosine, momentum 0.9");
+        assertThat(TrainOptimizer.ADAM.describe(0.001f, Aggregation.named("topk"))).isEqualTo("adam, lr 0.001 fixed");
     }
 
     /** Two steps of the gradient (1, -2) from weights (1, 1) at a fixed rate of 0.1. */
@@ -66,10 +66,10 @@ class TrainOptimizerTest {
     @Test
     void momentumSgdAccumulatesTheGradientUnlessTheCompressorDoes() {
         // Heavy ball, u = 0.9 u + g, w = w - 0.1 u: u is g, then 1.9 g, so w moves by 0.29 g.
-        assertThat(twoSteps(TrainOptimizer.sgd(0.9f), Aggregation.RING)).containsExactly(
+        assertThat(twoSteps(TrainOptimizer.sgd(0.9f), Aggregation.named("ring"))).containsExactly(
                 new float[]{1f - 0.29f, 1f + 0.58f}, within(1e-6f));
         // With topk the compressor sends the velocity's mass, so the optimizer is plain SGD: w moves by 0.2 g.
-        assertThat(twoSteps(TrainOptimizer.sgd(0.9f), Aggregation.TOPK)).containsExactly(
+        assertThat(twoSteps(TrainOptimizer.sgd(0.9f), Aggregation.named("topk"))).containsExactly(
                 new float[]{1f - 0.2f, 1f + 0.4f}, within(1e-6f));
     }
 
@@ -80,7 +80,7 @@ class TrainOptimizerTest {
         assertThat(cosine.getNewValue(100)).isEqualTo(0.05f, within(1e-7f));
         assertThat(cosine.getNewValue(200)).isEqualTo(0f, within(1e-7f));
         assertThat(TrainOptimizer.ADAM.tracker(0.001f, 200).getNewValue(150)).isEqualTo(0.001f);
-        assertThatThrownBy(() -> TrainOptimizer.ADAM.build(0.001f, Aggregation.RING, 0))
+        assertThatThrownBy(() -> TrainOptimizer.ADAM.build(0.001f, Aggregation.named("ring"), 0))
                 .hasMessageContaining("at least one step");
     }
 

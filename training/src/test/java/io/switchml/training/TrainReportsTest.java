@@ -24,29 +24,29 @@ class TrainReportsTest {
 
     @Test
     void planSurvivesItsJson() {
-        TrainPlan plan = new TrainPlan(Map.of("switchml.rank", "1", "switchml.workers", "4"), Aggregation.PS, 2, 32, 0.002f,
+        TrainPlan plan = new TrainPlan(Map.of("switchml.rank", "1", "switchml.workers", "4"), Aggregation.named("ps"), 2, 32, 0.002f,
                 9, Path.of("/data"), 1000, 4096);
         assertThat(TrainPlan.fromJson(plan.toJson())).isEqualTo(plan);
-        TrainPlan topk = plan.withAggregation(Aggregation.TOPK);
-        TrainPlan compressed = new TrainPlan(topk.config(), Aggregation.QSGD, 2, 32, 0.002f, 9, Path.of("/data"), 1000, 4096,
+        TrainPlan topk = plan.withAggregation(Aggregation.named("topk"));
+        TrainPlan compressed = new TrainPlan(topk.config(), Aggregation.named("qsgd"), 2, 32, 0.002f, 9, Path.of("/data"), 1000, 4096,
                 io.switchml.collectives.Compression.DEFAULTS.withLevels(127).withRatio(0.05));
         assertThat(TrainPlan.fromJson(compressed.toJson())).isEqualTo(compressed);
         assertThat(topk.optimizer()).isEqualTo(TrainOptimizer.ADAM); // withAggregation keeps the plan's optimizer
-        TrainPlan dgc = topk.withAggregation(Aggregation.TOPK, TrainOptimizer.sgd(0.9f), 0.1f);
+        TrainPlan dgc = topk.withAggregation(Aggregation.named("topk"), TrainOptimizer.sgd(0.9f), 0.1f);
         assertThat(TrainPlan.fromJson(dgc.toJson())).isEqualTo(dgc);
         assertThat(dgc.effectiveCompression().momentum()).isEqualTo(0.9f);
-        assertThat(dgc.withAggregation(Aggregation.RING).effectiveCompression().momentum()).isZero();
-        assertThat(new TrainPlan(Map.of(), Aggregation.TOPK, 1, 32, 0.1f, 1, Path.of("/"), 0, 8).optimizer())
-                .isEqualTo(TrainOptimizer.defaultFor(Aggregation.TOPK));
-        assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.TOPK, 1, 32, 0.1f, 1, Path.of("/"), 0, 8,
+        assertThat(dgc.withAggregation(Aggregation.named("ring")).effectiveCompression().momentum()).isZero();
+        assertThat(new TrainPlan(Map.of(), Aggregation.named("topk"), 1, 32, 0.1f, 1, Path.of("/"), 0, 8).optimizer())
+                .isEqualTo(TrainOptimizer.defaultFor(Aggregation.named("topk")));
+        assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.named("topk"), 1, 32, 0.1f, 1, Path.of("/"), 0, 8,
                 io.switchml.collectives.Compression.DEFAULTS.withMomentum(0.5)))
                 .hasMessageContaining("momentum correction follows the optimizer");
         assertThat(topk.aggregation().exchangesEndpoints()).isTrue();
-        assertThat(Aggregation.SWITCHML.exchangesEndpoints()).isFalse();
+        assertThat(Aggregation.switchMl().exchangesEndpoints()).isFalse();
         assertThat(Aggregation.NONE.exchangesEndpoints()).isFalse();
         assertThatThrownBy(() -> TrainPlan.fromArguments(new String[]{"epochs=1"})).hasMessageContaining("training worker: the plan is not a TrainPlan in JSON");
         assertThatThrownBy(() -> TrainPlan.fromArguments(new String[0])).hasMessageContaining("takes one argument, its plan in JSON");
-        assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.RING, 0, 32, 0.1f, 1, Path.of("/"), 0, 8))
+        assertThatThrownBy(() -> new TrainPlan(Map.of(), Aggregation.named("ring"), 0, 32, 0.1f, 1, Path.of("/"), 0, 8))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Aggregation.named("allgather")).hasMessageContaining("known: switchml, ring, ps, topk, qsgd, none");
     }

@@ -1,7 +1,7 @@
 package io.switchml.training;
 
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TrainRunnerIT {
     @ParameterizedTest
-    @EnumSource(value = Aggregation.class, names = {"SWITCHML", "RING", "PS", "TOPK", "QSGD"})
-    void twoWorkersLowerTheLossAndEndWithIdenticalParameters(Aggregation aggregation) throws Exception {
+    @ValueSource(strings = {"switchml", "ring", "ps", "topk", "qsgd"})
+    void twoWorkersLowerTheLossAndEndWithIdenticalParameters(String name) throws Exception {
+        Aggregation aggregation = Aggregation.named(name);
         // topk at 10 %: a slice this small needs more of the gradient per step to learn within two epochs. Each with its
         // default optimizer: topk's momentum SGD with the momentum corrected in the compressor, Adam for the others.
         TrainOptimizer optimizer = TrainOptimizer.defaultFor(aggregation);
@@ -46,7 +47,7 @@ class TrainRunnerIT {
 
     @org.junit.jupiter.api.Test
     void theConvolutionalNetworkTrainsThroughTheSwitchToIdenticalParameters() throws Exception {
-        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 512,
+        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.switchMl(), 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 512,
                 1 << 20).withModel(TrainModel.CNN);
         Run run = Run.of(plan);
         TrainingSummary summary = run.summary();
@@ -66,7 +67,7 @@ class TrainRunnerIT {
     /** Through the switch; the ring's TensorFlow run is SwitchMlCommandIT's, end to end. */
     @org.junit.jupiter.api.Test
     void tensorflowWorkersLowerTheLossAndEndWithIdenticalVariables() throws Exception {
-        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.SWITCHML, 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10)
+        TrainPlan plan = new TrainPlan(Map.of(), Aggregation.switchMl(), 2, 32, 0.002f, 3, FashionMnist.DEFAULT_DIRECTORY, 2048, 64 << 10)
                 .withFramework(Framework.TENSORFLOW);
         // The plan reaches the workers whole: a worker parses back the framework it was given.
         assertThat(TrainPlan.fromJson(plan.toJson()).framework()).isEqualTo(Framework.TENSORFLOW);

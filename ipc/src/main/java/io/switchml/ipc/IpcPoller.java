@@ -1,13 +1,15 @@
 package io.switchml.ipc;
 
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The idle strategy of one reader of the shared-memory port, on the Netty event loop that also
- * serves its UDP socket. While there is work it polls again at once (a task queued behind the
+ * The idle strategy of one reader of the shared-memory port, on the single-threaded loop that also
+ * serves its UDP socket (a Netty event loop is one; this module knows it only as a
+ * {@link ScheduledExecutorService}). While there is work it polls again at once (a task queued behind the
  * loop's I/O); after {@code spinNanos} without work it sets its {@link WakeFlag}, looks once more,
  * and sleeps: it queues nothing and costs no CPU. A writer that finds the flag set sends a one-byte
  * datagram (the doorbell) to the reader's UDP socket, whose handler calls {@link #wake}. A backstop
@@ -37,7 +39,7 @@ public final class IpcPoller implements Runnable {
         int poll();
     }
 
-    private final EventExecutor loop;
+    private final ScheduledExecutorService loop;
     private final Source source;
     private final Consumer<InternalError> faults;
     private final WakeFlag flag;
@@ -55,7 +57,7 @@ public final class IpcPoller implements Runnable {
      *               reach the poller outside {@code source}; the handler throws it on when it is not the files' fault,
      *               and polling goes on otherwise
      */
-    public IpcPoller(EventExecutor loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos,
+    public IpcPoller(ScheduledExecutorService loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos,
                      long backstopNanos) {
         this.loop = loop;
         this.source = source;
@@ -65,12 +67,12 @@ public final class IpcPoller implements Runnable {
         this.backstopNanos = backstopNanos;
     }
 
-    public IpcPoller(EventExecutor loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos) {
+    public IpcPoller(ScheduledExecutorService loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos) {
         this(loop, source, faults, flag, spinNanos, DEFAULT_BACKSTOP_NANOS);
     }
 
     /** A reader whose files nothing truncates (a fault is not handled). */
-    public IpcPoller(EventExecutor loop, Source source, WakeFlag flag, long spinNanos, long backstopNanos) {
+    public IpcPoller(ScheduledExecutorService loop, Source source, WakeFlag flag, long spinNanos, long backstopNanos) {
         this(loop, source, late -> {
             throw late;
         }, flag, spinNanos, backstopNanos);
@@ -174,13 +176,15 @@ public final class IpcPoller implements Runnable {
     /** Stops polling; a task already queued returns at once. Safe from any thread. */
     public void close() {
         closed = true;
-        if (!loop.isShuttingDown()) {
+        try {
             loop.execute(() -> {
                 if (backstop != null) {
                     backstop.cancel(false);
                     backstop = null;
                 }
             });
+        } catch (RejectedExecutionException shutDown) {
+            // The loop is gone, and its scheduled backstop with it.
         }
     }
 }

@@ -3,7 +3,6 @@ package io.switchml.ipc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.netty.util.concurrent.DefaultEventExecutor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -13,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -151,7 +152,7 @@ class SharedMemoryPortTest {
     @Test
     void anIdleReaderSleepsAndAWakeUpMakesItPollAgain() throws Exception {
         RequestRing ring = RequestRing.create(dir.resolve("port-1.requests"), 1 << 16);
-        DefaultEventExecutor loop = new DefaultEventExecutor();
+        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
         try {
             CountDownLatch received = new CountDownLatch(1);
             IpcPoller poller = new IpcPoller(loop, () -> ring.drain((ip, port, p) -> received.countDown(), 16),
@@ -169,7 +170,8 @@ class SharedMemoryPortTest {
             waitUntil(() -> ring.readerSleeping().asleep(), "the reader to sleep again");
             poller.close();
         } finally {
-            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            loop.shutdownNow();
+            assertThat(loop.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
     }
 

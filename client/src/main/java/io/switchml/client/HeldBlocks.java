@@ -15,9 +15,9 @@ final class HeldBlocks {
     }
 
     /** From every worker thread's snapshot, with {@code k} elements per block. */
-    static Map<Long, BitSet> of(List<WorkerLane.Snapshot> snapshots, int k) {
+    static Map<Long, BitSet> of(List<LaneEngine.Snapshot> snapshots, int k) {
         Map<Long, BitSet> held = new HashMap<>();
-        for (WorkerLane.Snapshot s : snapshots) {
+        for (LaneEngine.Snapshot s : snapshots) {
             if (s.running() != null) {
                 BitSet blocks = blocksOf(held, s.running(), k);
                 for (int b = s.runningHeld().nextSetBit(0); b >= 0; b = s.runningHeld().nextSetBit(b + 1)) {

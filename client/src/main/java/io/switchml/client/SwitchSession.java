@@ -374,7 +374,7 @@ final class SwitchSession implements AllReduce {
      * blocks whose results this worker already holds; all-reduces not listed are finished here.
      */
     Map<Long, BitSet> stop(Duration timeout) {
-        List<WorkerLane.Snapshot> snapshots = new ArrayList<>();
+        List<LaneEngine.Snapshot> snapshots = new ArrayList<>();
         for (WorkerLane lane : lanes) {
             try {
                 snapshots.add(lane.stop().get(timeout.toMillis(), TimeUnit.MILLISECONDS));

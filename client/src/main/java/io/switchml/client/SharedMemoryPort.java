@@ -29,8 +29,8 @@ final class SharedMemoryPort {
     }
 
     /**
-     * The shared-memory port this worker uses, or null for UDP: with {@code udp}, or with {@code auto}
-     * when the switch offered none (another host, or a switch without one) or its files cannot be
+     * The shared-memory port this worker uses, or null for UDP: with {@code udp}, with fault injection
+     * (it acts on datagrams), or with {@code auto} when the switch offered none (another host, or a switch without one) or its files cannot be
      * mapped here (another container).
      *
      * @throws SwitchMLException with {@code ipc} when there is no port to use, saying why
@@ -38,6 +38,16 @@ final class SharedMemoryPort {
     static SharedMemoryPort choose(SwitchMLConfig config, JoinResponse joined) {
         SwitchMLConfig.Transport transport = config.transport();
         if (transport == SwitchMLConfig.Transport.UDP) {
+            return null;
+        }
+        if (config.faultInjection().enabled()) {
+            // The faults act on datagrams (FaultInjector, in the socket's pipeline); the port carries none.
+            if (transport == SwitchMLConfig.Transport.IPC) {
+                throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': "
+                        + SwitchMLConfig.Key.TRANSPORT.property() + "=ipc with fault injection (" + config.faultInjection()
+                        + "): the faults act on datagrams, and the shared-memory port carries none. Use transport=udp"
+                        + " (or auto, which then takes UDP).");
+            }
             return null;
         }
         if (joined.getIpcDirectory().isEmpty()) {

@@ -217,16 +217,13 @@ final class SwitchSession implements AllReduce {
         for (int t = 0; t < sockets.count(); t++) {
             Channel channel = sockets.channel(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
-            if (sharedMemory != null) {
-                // At the socket's end: the lane's packets go to the ring, and results come from the board.
-                channel.pipeline().addLast(sharedMemory.link(t, t * slotsPerThread, slotsPerThread, statistics,
-                        config.ipcSpinNanos()));
-            }
+            // The shared-memory port's link, in place of the socket for packets and results.
+            IpcLink link = sharedMemory == null ? null
+                    : sharedMemory.link(t, t * slotsPerThread, slotsPerThread, statistics, config.ipcSpinNanos());
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null
                     && config.congestion().mode().enabledFor(switchEndpoints[t].getAddress());
-            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl,
-                    sharedMemory != null, statistics,
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, link, statistics,
                     this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.

@@ -15,15 +15,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One worker thread's {@link LaneEngine} on its channel's Netty event loop: the engine's transport
- * over the thread's UDP socket (or, with an {@link IpcLink} at the socket's end of the pipeline, the
- * switch's shared-memory port), its clock (a tick every {@link LaneEngine#TICK_NANOS} while it is
+ * over the thread's UDP socket, or over the switch's shared-memory port through an {@link IpcLink}
+ * (packets to the request ring, results read in place from the board), its clock (a tick every {@link LaneEngine#TICK_NANOS} while it is
  * busy), and the hop onto the loop for calls from other threads. Every call into the engine happens
  * on the loop, so the engine needs no lock. The engine's packets are written as they are made and
  * flushed once per burst: after the results of one read, after a task's first window, after the
  * retransmissions of one tick.
  */
-final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> implements LaneEngine.Transport {
+final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> implements LaneEngine.Transport,
+        IpcLink.Receiver {
     private final Channel channel;
+    /** The shared-memory port's link, or null over UDP. */
+    private final IpcLink link;
     private final LaneEngine engine;
     private final LaneEngine.FailureHandler failures;
     /** Per window slot: the engine's packet buffer, wrapped once. */
@@ -32,14 +35,15 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     private ScheduledFuture<?> timer;
 
     /**
-     * @param sharedMemory whether the lane's channel leads to the switch's shared-memory port ({@link IpcLink})
+     * @param link the link to the switch's shared-memory port, or null to send and receive over the channel (UDP)
      */
     WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
-               boolean sharedMemory, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
+               IpcLink link, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
                Runnable silenceListener, Channel channel) {
         this.channel = channel;
+        this.link = link;
         this.failures = failures;
-        this.engine = new LaneEngine(index, window, size, jobNumber, config, congestionControl, sharedMemory, statistics,
+        this.engine = new LaneEngine(index, window, size, jobNumber, config, congestionControl, link != null, statistics,
                 failures, silenceListener, this);
         this.packets = new ByteBuf[window];
         for (int i = 0; i < window; i++) {
@@ -77,7 +81,31 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (link != null) {
+            link.start(channel, this);
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (link != null) {
+            link.close();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        handlerRemoved(ctx);
+        ctx.fireChannelInactive();
+    }
+
+    @Override
     public void send(int slot, ByteBuffer packet, int length) {
+        if (link != null) {
+            link.send(slot, packet, length);
+            return;
+        }
         ByteBuf buffer = packets[slot];
         buffer.setIndex(0, length);
         channel.write(buffer.retain(), channel.voidPromise());
@@ -85,7 +113,26 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
 
     @Override
     public void flush() {
-        channel.flush();
+        if (link != null) {
+            link.flush();
+        } else {
+            channel.flush();
+        }
+    }
+
+    @Override
+    public void onResult(ByteBuffer result, long now) {
+        engine.onResult(result, now);
+    }
+
+    @Override
+    public void resultsDone() {
+        flush();
+    }
+
+    @Override
+    public void broken(IpcLink.SharedMemoryPortBroken error) {
+        failures.laneFailed(error); // no result can arrive any more: fail now, not at the timeout
     }
 
     @Override
@@ -102,13 +149,16 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket msg) {
         ByteBuf content = msg.content();
+        if (link != null && link.doorbell(content.readableBytes())) {
+            return;
+        }
         // Receive buffers are contiguous, so this is one view (a small slice object per datagram in Netty 4.2).
         engine.onResult(content.internalNioBuffer(content.readerIndex(), content.readableBytes()), System.nanoTime());
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush();
+        flush();
     }
 
     @Override
@@ -118,12 +168,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             // watch deal with that; the ICMP error itself says nothing more.
             return;
         }
-        if (cause instanceof IpcLink.SharedMemoryPortBroken broken) {
-            failures.laneFailed(broken); // no result can arrive any more: fail now, not at the timeout
-            return;
-        }
-        IpcLink link = cause instanceof InternalError ? ctx.pipeline().get(IpcLink.class) : null;
-        if (link != null && link.failIfShrank(cause)) {
+        if (cause instanceof InternalError && link != null && link.failIfShrank(cause)) {
             return; // a page of the shared-memory port's files was gone: the link said so (above)
         }
         ctx.fireExceptionCaught(cause);

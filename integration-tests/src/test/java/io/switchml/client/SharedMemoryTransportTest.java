@@ -143,6 +143,25 @@ class SharedMemoryTransportTest {
         assertThat(Files.exists(directory)).as("the switch removed " + directory).isFalse();
     }
 
+    /**
+     * Fault injection acts on datagrams: with it, {@code auto} takes UDP on the switch's host (results still exact,
+     * the faults injected), and {@code ipc} is refused, saying why.
+     */
+    @Test
+    void faultInjectionTakesUdpAndIsRefusedOnTheSharedMemoryPort() {
+        FaultInjection drops = new FaultInjection(0.05, 0, 0, 0, 3);
+        try (LocalCluster cluster = new LocalCluster(2, 1, b -> b.transport(SwitchMLConfig.Transport.AUTO).faultInjection(drops))) {
+            AllReduceExactnessTest.checkFloatSum(cluster, 12, 50_000, TestDefaults.ELEMENTS_PER_PACKET);
+            for (SwitchMLContext context : cluster.contexts) {
+                assertThat(context.statistics().transport()).isEqualTo("udp");
+            }
+            assertThat(cluster.contexts.get(0).statistics().snapshot().retransmissions()).as("drops were injected").isPositive();
+        }
+        assertThatThrownBy(() -> new LocalCluster(1, 1, b -> b.transport(IPC).faultInjection(drops)).close())
+                .hasStackTraceContaining("transport=ipc with fault injection")
+                .hasStackTraceContaining("the faults act on datagrams");
+    }
+
     private static void waitUntil(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!condition.getAsBoolean()) {

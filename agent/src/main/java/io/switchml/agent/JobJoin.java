@@ -3,6 +3,7 @@ package io.switchml.agent;
 import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
+import io.switchml.collectives.Endpoints;
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.PeerEndpoints;
 
@@ -70,7 +71,7 @@ final class JobJoin {
 
     /** This rank's endpoints as {@code WORKER[/SERVER]}. */
     static String endpoints(PeerEndpoints.Endpoint mine) {
-        return hostPort(mine.worker()) + (mine.server() == null ? "" : "/" + hostPort(mine.server()));
+        return Endpoints.format(List.of(mine.worker())) + (mine.server() == null ? "" : "/" + Endpoints.format(List.of(mine.server())));
     }
 
     /** Every rank's endpoints from the JOIN line: {@code WORKER[/SERVER]} in rank order, comma-separated. */
@@ -83,36 +84,15 @@ final class JobJoin {
         List<InetSocketAddress> servers = new ArrayList<>();
         for (String rank : ranks) {
             String[] parts = rank.trim().split("/");
-            workerEndpoints.add(address(parts[0]));
+            workerEndpoints.add(Endpoints.parseOne(parts[0]));
             if (withServers) {
                 if (parts.length != 2) {
                     throw new IllegalArgumentException("this algorithm needs WORKER/SERVER endpoints for every rank, got '"
                             + rank + "'");
                 }
-                servers.add(address(parts[1]));
+                servers.add(Endpoints.parseOne(parts[1]));
             }
         }
         return new PeerEndpoints(workerEndpoints, servers);
-    }
-
-    private static InetSocketAddress address(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("not a HOST:PORT endpoint: '" + hostPort + "'");
-        }
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        try {
-            return new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1)));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("not a HOST:PORT endpoint: '" + hostPort + "'", e);
-        }
-    }
-
-    private static String hostPort(InetSocketAddress a) {
-        String host = a.getAddress().getHostAddress();
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 }

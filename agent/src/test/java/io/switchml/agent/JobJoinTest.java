@@ -32,8 +32,8 @@ class JobJoinTest {
         assertThatThrownBy(() -> JobJoin.peers("127.0.0.1:1", 2, false)).hasMessageContaining("the endpoints of 2 ranks, got 1");
         assertThatThrownBy(() -> JobJoin.peers("127.0.0.1:1,127.0.0.1:3", 2, true))
                 .hasMessageContaining("WORKER/SERVER endpoints for every rank");
-        assertThatThrownBy(() -> JobJoin.peers("nowhere", 1, false)).hasMessageContaining("not a HOST:PORT endpoint: 'nowhere'");
-        assertThatThrownBy(() -> JobJoin.peers("127.0.0.1:port", 1, false)).hasMessageContaining("not a HOST:PORT");
+        assertThatThrownBy(() -> JobJoin.peers("nowhere", 1, false)).hasMessageContaining("endpoint 'nowhere' is not host:port");
+        assertThatThrownBy(() -> JobJoin.peers("127.0.0.1:port", 1, false)).hasMessageContaining("has no numeric port");
     }
 
     @Test

@@ -57,7 +57,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
 
     /** Queues a task; safe from any thread. */
     void submit(LaneTask task) {
-        channel.eventLoop().execute(() -> engine.submit(task, System.nanoTime()));
+        channel.eventLoop().execute(() -> guarded(() -> engine.submit(task, System.nanoTime())));
     }
 
     /** Fails every queued and running task with {@code error}; safe from any thread. */
@@ -76,7 +76,14 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     /** Stops the engine for a failover ({@link LaneEngine#stop}); safe from any thread. */
     CompletableFuture<LaneEngine.Snapshot> stop() {
         CompletableFuture<LaneEngine.Snapshot> snapshot = new CompletableFuture<>();
-        channel.eventLoop().execute(() -> snapshot.complete(engine.stop()));
+        channel.eventLoop().execute(() -> {
+            try {
+                snapshot.complete(engine.stop());
+            } catch (RuntimeException | Error e) {
+                snapshot.completeExceptionally(e); // the failover says why rather than wait for its timeout
+                throw e;
+            }
+        });
         return snapshot;
     }
 
@@ -138,8 +145,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     @Override
     public void ticks(boolean needed) {
         if (needed && timer == null) {
-            timer = channel.eventLoop().scheduleAtFixedRate(() -> engine.tick(System.nanoTime()), LaneEngine.TICK_NANOS,
-                    LaneEngine.TICK_NANOS, TimeUnit.NANOSECONDS);
+            // Guarded: a periodic task that throws is never run again, and the engine's timeouts would stop with it.
+            timer = channel.eventLoop().scheduleAtFixedRate(() -> guarded(() -> engine.tick(System.nanoTime())),
+                    LaneEngine.TICK_NANOS, LaneEngine.TICK_NANOS, TimeUnit.NANOSECONDS);
         } else if (!needed && timer != null) {
             timer.cancel(false);
             timer = null;
@@ -159,6 +167,20 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         flush();
+    }
+
+    /**
+     * Runs a task of the loop, taking the fault that a shrunk file of the shared-memory port raises on whatever this
+     * thread runs next (the link then fails the job's operations, once): anything else goes on to the loop.
+     */
+    private void guarded(Runnable task) {
+        try {
+            task.run();
+        } catch (InternalError late) {
+            if (link == null || !link.failIfShrank(late)) {
+                throw late;
+            }
+        }
     }
 
     @Override

@@ -14,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One UDP port of the switch: a datagram channel on its own event loop thread, which is the single
@@ -21,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class SwitchPort implements AutoCloseable {
     /** Receive buffers take any UDP datagram; Netty's default of 2048 bytes would silently truncate. */
+    private static final Logger LOG = LoggerFactory.getLogger(SwitchPort.class);
+    /** How long closing waits for the socket, twice at most (see {@link #close}). */
+    private static final long CLOSE_WAIT_MILLIS = 5_000;
     private static final int MAX_DATAGRAM_BYTES = 65536;
     /** Datagrams one receive may take at once (recvmmsg on epoll). */
     private static final int DATAGRAMS_PER_READ = 8;
@@ -122,7 +127,12 @@ final class SwitchPort implements AutoCloseable {
         if (ipcPort != null) {
             ipcPort.close();
         }
-        channel.close().awaitUninterruptibly();
+        // A late fault on the shared-memory port's mapped files (a file shrank under it) is raised on whatever task the
+        // port's thread runs next, which can be this close: it then never completes, so it is asked again.
+        if (!channel.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS) && !channel.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS)) {
+            LOG.warn("switch port {}: its socket did not close within {} ms; stopping its thread anyway", port,
+                    2 * CLOSE_WAIT_MILLIS);
+        }
         shutDown(eventLoop);
     }
 

@@ -11,9 +11,11 @@ import io.switchml.dataplane.AggregationSwitch;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.ipc.RequestRing;
 import io.switchml.ipc.ResultBoard;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -160,6 +162,28 @@ class SharedMemoryTransportTest {
         assertThatThrownBy(() -> new LocalCluster(1, 1, b -> b.transport(IPC).faultInjection(drops)).close())
                 .hasStackTraceContaining("transport=ipc with fault injection")
                 .hasStackTraceContaining("the faults act on datagrams");
+    }
+
+    /**
+     * The job's board shrinks under its workers (a process of their user truncates it): the worker's link notices
+     * within its check interval and fails the operation now, naming the file, instead of at the operation's timeout;
+     * and the switch, which faults on the same file, still closes.
+     */
+    @Test
+    void aBoardThatShrinksUnderTheWorkersFailsTheirOperationsNowSayingWhy() throws Exception {
+        try (LocalCluster cluster = new LocalCluster(2, 1, b -> b.transport(IPC).operationTimeout(Duration.ofMinutes(5)))) {
+            AllReduceExactnessTest.checkIntSum(cluster, 13, 1000);
+            AggregationSwitch.IpcOffer offer = cluster.service.dataplane().ipcOffer(cluster.contexts.get(0).jobNumber())
+                    .orElseThrow();
+            Path board = Paths.get(offer.directory()).resolve(offer.board());
+            try (FileChannel file = FileChannel.open(board, StandardOpenOption.WRITE)) {
+                file.truncate(0);
+            }
+            CompletableFuture<Void> op = cluster.contexts.get(0).allReduceAsync(new int[4096], ReduceOp.SUM);
+            assertThatThrownBy(() -> op.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasStackTraceContaining("the job's result board " + board)
+                    .hasStackTraceContaining("shrank under this worker");
+        }
     }
 
     private static void waitUntil(BooleanSupplier condition, String what) throws InterruptedException {

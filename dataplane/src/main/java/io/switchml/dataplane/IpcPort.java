@@ -105,6 +105,15 @@ final class IpcPort implements RequestRing.Consumer {
     }
 
     /**
+     * A late fault that reached the port's thread outside its own reads (the event loop's I/O step, another task):
+     * handled as {@link #fault}; returns true, since only this port's files are mapped on its thread.
+     */
+    boolean lateFault(InternalError e) {
+        fault(e);
+        return true;
+    }
+
+    /**
      * A job's board file shrank: its results cannot reach its workers here, which notice it and fail their
      * operations; the other jobs go on.
      */

@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,8 +74,11 @@ final class SwitchPort implements AutoCloseable {
                 new DropSimulator(dropProbabilities, dropSeed), counters, sink);
         SwitchPortHandler handler = new SwitchPortHandler(portIndex, program, sink, counters);
 
+        // The shared-memory side, once started: it takes the late faults of its files wherever they land.
+        AtomicReference<IpcPort> ipcSide = new AtomicReference<>();
         IoEventLoopGroup eventLoop = new MultiThreadIoEventLoopGroup(1,
-                new DefaultThreadFactory("switchml-switch-port-" + portIndex), transport.ioHandlerFactory());
+                new DefaultThreadFactory("switchml-switch-port-" + portIndex), LateFaultGuard.guard(transport.ioHandlerFactory(),
+                        late -> ipcSide.get() != null && ipcSide.get().lateFault(late)));
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoop)
                 .channelFactory(() -> transport.newChannel(SocketProtocolFamily.INET))
@@ -102,6 +106,7 @@ final class SwitchPort implements AutoCloseable {
                 throw e;
             }
             IpcPort started = ipcPort;
+            ipcSide.set(started);
             eventLoop.submit(() -> handler.ipcPort(started)).awaitUninterruptibly();
             ipcPort.start();
         }

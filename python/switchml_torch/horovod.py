@@ -11,8 +11,12 @@ switch; broadcasts and gathers through the backend's Gloo group. What differs fr
 - ``DistributedOptimizer`` all-reduces the gradients when ``step()`` (or ``synchronize()``) is
   called, in parameter order, all in flight at once; Horovod starts each during the backward pass.
   With ``backward_passes_per_step`` > 1 the gradients accumulate locally (summed) in between;
-- Adasum, process sets, ``join`` and the elastic API are not there; ``Compression.fp16`` casts the
-  gradients to float16 and back (the switch adds them as float32 either way).
+- Adasum, process sets and ``join`` are not there; ``Compression.fp16`` casts the gradients to
+  float16 and back (the switch adds them as float32 either way);
+- the elastic API (``hvd.elastic``: ``run``, ``State``, ``ObjectState``, ``TorchState``) follows
+  torchrun's elastic model, where a failure or a membership change restarts every worker: a commit
+  also goes to the host's disk and a restarted worker goes on from the newest one (see
+  ``switchml_torch.horovod_elastic``).
 """
 
 import contextlib
@@ -22,6 +26,7 @@ import torch
 import torch.distributed as dist
 
 from . import backend  # registers "switchml"
+from . import horovod_elastic as elastic
 
 
 class _Op:

@@ -65,17 +65,27 @@ def _variable(env, name):
 def launcher_job(env):
     """The job name the launcher's variables give, or None: ``torch-<TORCHELASTIC_RUN_ID>`` unless that is "none",
     else ``torch-<MASTER_ADDR>:<MASTER_PORT>``, either with ``-restart<N>`` after an elastic restart (the dead
-    attempt's job may still be winding down at the switch); else ``slurm-<SLURM_JOB_ID>[.<SLURM_STEP_ID>]``. The Java
+    attempt's job may still be winding down at the switch); under a dynamic rendezvous
+    (``TORCHELASTIC_USE_AGENT_STORE=False``: c10d, etcd) ``torch-<TORCHELASTIC_RUN_ID>-<MASTER_ADDR>:<MASTER_PORT>``,
+    the round's rank 0's choice, the same on every node (a node that joined later counts its restarts from 0);
+    else ``slurm-<SLURM_JOB_ID>[.<SLURM_STEP_ID>]``. The Java
     worker's rule is the same (``LauncherEnvironment``), so Java and Python ranks of one launch meet in one job; both
     pass the cases of client/src/test/resources/launcher-job-names.json."""
     run_id = _variable(env, "TORCHELASTIC_RUN_ID")
+    address, port = _variable(env, "MASTER_ADDR"), _variable(env, "MASTER_PORT")
+    # A dynamic rendezvous (c10d, etcd): a node that joins later counts its restarts from 0, but every node of a
+    # round gets the address and port that round's rank 0 chose.
+    named_by_round = bool(run_id and run_id != "none" and _variable(env, "TORCHELASTIC_USE_AGENT_STORE") == "False"
+                          and address and port)
     name = None
-    if run_id and run_id != "none":
+    if named_by_round:
+        name = "torch-%s-%s:%s" % (run_id, address, port)
+    elif run_id and run_id != "none":
         name = "torch-" + run_id
-    elif _variable(env, "MASTER_ADDR") and _variable(env, "MASTER_PORT"):
-        name = "torch-%s:%s" % (_variable(env, "MASTER_ADDR"), _variable(env, "MASTER_PORT"))
+    elif address and port:
+        name = "torch-%s:%s" % (address, port)
     restart = _variable(env, "TORCHELASTIC_RESTART_COUNT")
-    if name and restart and restart != "0":
+    if name and not named_by_round and restart and restart != "0":
         name += "-restart" + restart
     if name is None and _variable(env, "SLURM_JOB_ID"):
         step = _variable(env, "SLURM_STEP_ID")

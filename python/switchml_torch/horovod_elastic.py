@@ -29,7 +29,6 @@ import tempfile
 
 import torch
 
-from . import backend
 
 __all__ = ["State", "ObjectState", "TorchState", "run", "HorovodInternalError", "HostsUpdatedInterrupt"]
 
@@ -50,8 +49,11 @@ def _hvd():
 def _directory():
     path = os.environ.get("SWITCHML_ELASTIC_DIR")
     if not path:
-        env = dict(os.environ, TORCHELASTIC_RESTART_COUNT="0")  # the launch, not the attempt
-        launch = backend.launcher_job(env) or "torch-local"
+        # The launch, not the attempt: torchrun's run id, else the static rendezvous's address (a dynamic
+        # rendezvous's changes every round).
+        run_id = os.environ.get("TORCHELASTIC_RUN_ID", "").strip()
+        launch = run_id if run_id and run_id != "none" else "%s:%s" % (os.environ.get("MASTER_ADDR", "local"),
+                                                                       os.environ.get("MASTER_PORT", "0"))
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in launch)
         path = os.path.join(tempfile.gettempdir(), "switchml-elastic-%d" % os.getuid(), safe)
     os.makedirs(path, mode=0o700, exist_ok=True)

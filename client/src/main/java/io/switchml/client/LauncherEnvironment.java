@@ -12,7 +12,10 @@ import java.util.Map;
  * sides pass the cases of {@code client/src/test/resources/launcher-job-names.json}:
  * {@code torch-<TORCHELASTIC_RUN_ID>} unless that is {@code none}, else {@code torch-<MASTER_ADDR>:<MASTER_PORT>},
  * with {@code -restart<N>} after an elastic restart (the dead attempt's job may still be winding down at
- * the switch); else {@code slurm-<SLURM_JOB_ID>.<SLURM_STEP_ID>}.
+ * the switch); under a dynamic rendezvous ({@code TORCHELASTIC_USE_AGENT_STORE=False}: c10d, etcd), where a
+ * node that joins later counts its restarts from 0, {@code torch-<TORCHELASTIC_RUN_ID>-<MASTER_ADDR>:<MASTER_PORT>}
+ * instead: the address and port the round's rank 0 chose, the same on every node and new in every round;
+ * else {@code slurm-<SLURM_JOB_ID>.<SLURM_STEP_ID>}.
  *
  * @param settings the settings found, by {@link SwitchMLConfig.Key}
  * @param sources  for each, the variables it came from (for errors)
@@ -26,7 +29,14 @@ record LauncherEnvironment(Map<SwitchMLConfig.Key, String> settings, Map<SwitchM
         String runId = set(env, "TORCHELASTIC_RUN_ID");
         String job = null;
         String from = null;
-        if (runId != null && !runId.equals("none")) {
+        // A dynamic rendezvous: every node of a round gets the address and port its rank 0 chose.
+        boolean namedByRound = runId != null && !runId.equals("none")
+                && "False".equals(set(env, "TORCHELASTIC_USE_AGENT_STORE"))
+                && set(env, "MASTER_ADDR") != null && set(env, "MASTER_PORT") != null;
+        if (namedByRound) {
+            job = "torch-" + runId + "-" + set(env, "MASTER_ADDR") + ":" + set(env, "MASTER_PORT");
+            from = "TORCHELASTIC_RUN_ID, MASTER_ADDR and MASTER_PORT (a dynamic rendezvous's round)";
+        } else if (runId != null && !runId.equals("none")) {
             job = "torch-" + runId;
             from = "TORCHELASTIC_RUN_ID";
         } else if (set(env, "MASTER_ADDR") != null && set(env, "MASTER_PORT") != null) {
@@ -34,7 +44,7 @@ record LauncherEnvironment(Map<SwitchMLConfig.Key, String> settings, Map<SwitchM
             from = "MASTER_ADDR and MASTER_PORT";
         }
         String restart = set(env, "TORCHELASTIC_RESTART_COUNT");
-        if (job != null && restart != null && !restart.equals("0")) {
+        if (job != null && !namedByRound && restart != null && !restart.equals("0")) {
             job += "-restart" + restart;
             from += " and TORCHELASTIC_RESTART_COUNT";
         }

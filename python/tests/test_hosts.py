@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -171,3 +172,85 @@ def test_torchrun_over_three_hosts_through_a_switch_on_a_fourth(hosts, launcher,
     assert stats.returncode == 0, stats.stdout + stats.stderr
     counters = json.loads(stats.stdout)["counters"]
     assert counters["packets_received"] > 0 and counters["ipc_results"] == 0, counters
+
+
+def _resolve_hostname_to(hosts, address, names):
+    """In every namespace of ``names`` (through ``ip netns exec``'s /etc/netns/NAME/hosts), this machine's host name
+    resolves to ``address``: torchrun's dynamic rendezvous gives the workers the round's rank 0 host's name as
+    MASTER_ADDR, and the namespaces share one name. Returns the files to remove."""
+    hostname = socket.gethostname()
+    made = []
+    for name in names:
+        directory = Path("/etc/netns") / name
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "hosts").write_text("127.0.0.1 localhost\n%s %s\n" % (address, hostname))
+        made.append(directory)
+    return made
+
+
+def test_torchrun_re_forms_the_job_when_a_host_is_lost_and_another_added(hosts, launcher, tmp_path):
+    """torchrun --nnodes 1:2 with c10d: host 1 is lost mid-training (everything in its namespace killed), the
+    survivor goes on alone from its last commit in a new job, host 2 joins, and both finish in a third job."""
+    switch_host = HOSTS
+    switch_address = hosts.address(switch_host)
+    switch_log = tmp_path / "switch.log"
+    switch = hosts.start(switch_host, [launcher, "switch", "--bind", switch_address, "--controller-bind", switch_address,
+                                       "--port", "0", "--controller-port", "0", "--trusted-networks", "on"],
+                         switch_log, dict(os.environ))
+    controller = _wait_for(r"ready: controller (\S+) ", switch_log, switch, 90, "switch ready").group(1)
+    made = _resolve_hostname_to(hosts, hosts.address(0), hosts.names[:HOSTS])
+    out = tmp_path / "out"
+    out.mkdir()
+    run_id = "elastic-" + hosts.prefix
+
+    def start(i):
+        env = dict(os.environ, SWITCHML_CONTROLLER=controller, PYTHONPATH=str(HERE.parent), OMP_NUM_THREADS="1",
+                   GLOO_SOCKET_IFNAME=hosts.interface(i), SWITCHML_ELASTIC_DIR=str(tmp_path / ("elastic-%d" % i)))
+        env.pop("SWITCHML_JOB", None)
+        command = [TORCH_PYTHON, "-m", "torch.distributed.run", "--nnodes", "1:2", "--nproc_per_node", "1",
+                   "--rdzv_backend", "c10d", "--rdzv_endpoint", hosts.address(0) + ":29400", "--rdzv_id", run_id,
+                   "--rdzv_conf", "last_call_timeout=2", "--max_restarts", "5", "--monitor_interval", "1",
+                   "--redirects", "1", "--tee", "1", "--log_dir", str(tmp_path / ("logs-%d" % i)),
+                   str(HERE / "elastic_hosts_ranks.py"), str(out), "host%d" % i]
+        log = tmp_path / ("host-%d.log" % i)
+        return hosts.start(i, command, log, env), log
+
+    try:
+        first, first_log = start(0)
+        lost, lost_log = start(1)
+        _wait_for(r"host0 step 3 world 2", first_log, first, 150, "two hosts training")
+        # Host 1 is lost: everything in its namespace dies at once, its agent and its worker.
+        for pid in subprocess.run(["ip", "netns", "pids", hosts.names[1]], capture_output=True, text=True,
+                                  timeout=30).stdout.split():
+            os.kill(int(pid), signal.SIGKILL)
+        _wait_for(r"host0 rank 0 of 1 starts", first_log, first, 150, "the survivor going on alone")
+        added, added_log = start(2)
+        deadline = time.monotonic() + 200
+        for process, log in ((first, first_log), (added, added_log)):
+            try:
+                code = process.wait(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                code = None
+            logs = "\n".join("--- %s\n%s" % (l.name, l.read_text(errors="replace")[-4000:])
+                             for l in (first_log, lost_log, added_log))
+            assert code == 0, "torchrun on %s: %s\n%s" % (log.name, "still running" if code is None else
+                                                             "exit code %d" % code, logs)
+    finally:
+        for directory in made:
+            shutil.rmtree(directory, ignore_errors=True)
+        try:
+            Path("/etc/netns").rmdir()  # only when nothing else is there
+        except OSError:
+            pass
+
+    survivor = json.loads((out / "host0.json").read_text())
+    joined = json.loads((out / "host2.json").read_text())
+    assert survivor["world"] == joined["world"] == 2
+    assert survivor["worlds"] == joined["worlds"] and survivor["worlds"][:2] == [2, 1] and survivor["worlds"][-1] == 2, \
+        (survivor, joined)
+    assert survivor["step"] == joined["step"] >= 10
+    assert survivor["digest"] == joined["digest"], "parameters differ"
+    # Each round was a job of its own, named by the round (run id, then rank 0's address and port), one per attempt.
+    assert survivor["jobs"][-1] == joined["jobs"][0], (survivor["jobs"], joined["jobs"])
+    assert len(set(survivor["jobs"])) == len(survivor["jobs"]) and all(
+        j.startswith("torch-" + run_id + "-") for j in survivor["jobs"]), survivor["jobs"]

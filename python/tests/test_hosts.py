@@ -124,15 +124,19 @@ def _wait_for(pattern, log, process, seconds, what):
     pytest.fail("no %s within %d s:\n%s" % (what, seconds, log.read_text(errors="replace")))
 
 
+def _start_switch(hosts, launcher, tmp_path):
+    """The switch on the last namespace; returns its controller's address once it is ready."""
+    address = hosts.address(HOSTS)
+    log = tmp_path / "switch.log"
+    # The hosts are the test's own namespaces: the switch trusts their networks (else protected mode refuses them).
+    switch = hosts.start(HOSTS, [launcher, "switch", "--bind", address, "--controller-bind", address, "--port", "0",
+                                 "--controller-port", "0", "--trusted-networks", "on"], log, dict(os.environ))
+    return _wait_for(r"ready: controller (\S+) ", log, switch, 90, "switch ready").group(1)
+
+
 def test_torchrun_over_three_hosts_through_a_switch_on_a_fourth(hosts, launcher, tmp_path):
     switch_host = HOSTS
-    switch_address = hosts.address(switch_host)
-    switch_log = tmp_path / "switch.log"
-    # The hosts are the test's own namespaces: the switch trusts their networks (else protected mode refuses them).
-    switch = hosts.start(switch_host, [launcher, "switch", "--bind", switch_address, "--controller-bind", switch_address,
-                                       "--port", "0", "--controller-port", "0", "--trusted-networks", "on"],
-                         switch_log, dict(os.environ))
-    controller = _wait_for(r"ready: controller (\S+) ", switch_log, switch, 90, "switch ready").group(1)
+    controller = _start_switch(hosts, launcher, tmp_path)
 
     out = tmp_path / "out"
     out.mkdir()
@@ -191,13 +195,7 @@ def _resolve_hostname_to(hosts, address, names):
 def test_torchrun_re_forms_the_job_when_a_host_is_lost_and_another_added(hosts, launcher, tmp_path):
     """torchrun --nnodes 1:2 with c10d: host 1 is lost mid-training (everything in its namespace killed), the
     survivor goes on alone from its last commit in a new job, host 2 joins, and both finish in a third job."""
-    switch_host = HOSTS
-    switch_address = hosts.address(switch_host)
-    switch_log = tmp_path / "switch.log"
-    switch = hosts.start(switch_host, [launcher, "switch", "--bind", switch_address, "--controller-bind", switch_address,
-                                       "--port", "0", "--controller-port", "0", "--trusted-networks", "on"],
-                         switch_log, dict(os.environ))
-    controller = _wait_for(r"ready: controller (\S+) ", switch_log, switch, 90, "switch ready").group(1)
+    controller = _start_switch(hosts, launcher, tmp_path)
     made = _resolve_hostname_to(hosts, hosts.address(0), hosts.names[:HOSTS])
     out = tmp_path / "out"
     out.mkdir()

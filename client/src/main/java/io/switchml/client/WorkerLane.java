@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One worker thread's {@link LaneEngine} on its channel's Netty event loop: the engine's transport
  * over the thread's UDP socket, or over the switch's shared-memory port through an {@link IpcLink}
- * (packets to the request ring, results read in place from the board), its clock (a tick every {@link LaneEngine#TICK_NANOS} while it is
- * busy), and the hop onto the loop for calls from other threads. Every call into the engine happens
+ * (packets to the request ring, results read in place from the board), its clock (a tick every
+ * {@link LaneEngine#TICK_NANOS} while it is busy), and the hop onto the loop for calls from other threads. Every call into the engine happens
  * on the loop, so the engine needs no lock. The engine's packets are written as they are made and
  * flushed once per burst: after the results of one read, after a task's first window, after the
  * retransmissions of one tick.

@@ -211,7 +211,13 @@ final class LaneEngine {
 
     /** Fails every queued and running task with {@code error}. */
     void abortAll(RuntimeException error) {
-        abortNow(error);
+        if (current != null) {
+            current.operation.fail(error);
+            reset();
+        }
+        for (LaneTask t; (t = queue.poll()) != null; ) {
+            t.operation.fail(error);
+        }
     }
 
     /**
@@ -280,16 +286,6 @@ final class LaneEngine {
         lastResultAt = now;
         silenceReported = false;
         accept(task, i, q);
-    }
-
-    private void abortNow(RuntimeException error) {
-        if (current != null) {
-            current.operation.fail(error);
-            reset();
-        }
-        for (LaneTask t; (t = queue.poll()) != null; ) {
-            t.operation.fail(error);
-        }
     }
 
     /**

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +26,11 @@ public final class AgentCommand {
 
     private static final List<Option> OPTIONS = List.of(
             new Option("--algo", "ALGO", "switchml", false, "a registered all-reduce algorithm: " + AllReduceAlgorithm.ids() + "."),
-            new Option("--rank", "RANK", null, true, "This worker's rank."),
-            new Option("--workers", "N", null, true, "Ranks in the job."),
+            new Option("--rank", "RANK", null, true, "This worker's rank in the job (its host's index where the host's ranks share it)."),
+            new Option("--workers", "N", null, true, "Workers in the job (hosts, where each host's ranks share one agent)."),
+            new Option("--local-ranks", "R,R,...", null, false,
+                    "The launch's ranks this agent serves, in the order their tensors are summed. Default: --rank alone."),
+            new Option("--ranks", "N", null, false, "Ranks in the whole launch (a MEAN divides by them). Default: --workers."),
             new Option("--controller", "HOST:PORT", null, false, "The switch's controller (switchml)."),
             new Option("--job", "NAME", null, false, "The job's name at the switch (switchml)."),
             new Option("--socket", "PATH", null, true, "The Unix-domain socket to listen on."),
@@ -110,18 +114,27 @@ public final class AgentCommand {
                 given.putIfAbsent(o.name(), o.defaultValue());
             }
         }
-        return new AgentOptions(given.get("--algo"), integer(given, "--rank"), integer(given, "--workers"),
+        int rank = integer(given, "--rank");
+        int workers = integer(given, "--workers");
+        given.putIfAbsent("--ranks", Integer.toString(workers));
+        List<Integer> local = new ArrayList<>();
+        for (String r : given.getOrDefault("--local-ranks", Integer.toString(rank)).split(",")) {
+            local.add(integer(Map.of("--local-ranks", r.trim()), "--local-ranks"));
+        }
+        return new AgentOptions(given.get("--algo"), rank, workers,
                 given.get("--controller"), given.get("--job"), Path.of(given.get("--socket")), Path.of(given.get("--shm")),
                 number(given, "--shm-bytes"), settings, duration(given, "--connect-timeout"),
-                duration(given, "--operation-timeout"), duration(given, "--idle-timeout"));
+                duration(given, "--operation-timeout"), duration(given, "--idle-timeout"),
+                new AgentOptions.LocalRanks(local, integer(given, "--ranks")));
     }
 
     static String help() {
         StringBuilder help = new StringBuilder("""
                 Usage: switchml agent --rank RANK --workers N --socket PATH --shm PATH [options]
-                Join a job as one rank and serve its all-reduces to a local process (PyTorch, package
-                switchml_torch) through shared memory and a Unix-domain socket. Leaves the job when that
-                process says so; ends without leaving when it dies (the others are told).
+                Join a job and serve its all-reduces to local processes (PyTorch ranks, package switchml_torch)
+                through shared memory and a Unix-domain socket: one rank, or all of a host's ranks (--local-ranks),
+                whose tensors it sums and sends as the host's one contribution. Leaves the job when every process
+                says so; ends without leaving when one dies (the others are told).
                 """);
         for (Option o : OPTIONS) {
             help.append(String.format("  %-32s %s%s%n", o.name() + " " + o.value(), o.description(),

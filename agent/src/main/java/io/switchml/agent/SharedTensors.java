@@ -23,9 +23,10 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The file under /dev/shm that the agent and its local process both map: the process writes a tensor
- * there, the agent all-reduces it in place through a direct buffer on the mapping (no copy on the
- * Java side), and the process reads the result from the same bytes.
+ * The file under /dev/shm that the agent and its local processes map: each process writes its tensors
+ * into a region of its own (one per local rank, each page-aligned so that Python can map just its own),
+ * the agent reduces them in place through direct buffers on the mappings (no copy on the Java side), and
+ * each process reads the result from its region's bytes.
  *
  * <p>The tensors are the rank's gradients, so the file is its owner's alone: it is created with mode
  * 0600 in the same system call that creates it (no moment in which the umask's mode lets another
@@ -41,33 +42,48 @@ final class SharedTensors implements AutoCloseable {
             PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
             PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
 
-    private final Path file;
-    private final MappedByteBuffer mapping;
+    /** Regions start on page boundaries: a process maps only its own (mmap's offset is a multiple of the page). */
+    static final long PAGE = 4096;
 
-    private SharedTensors(Path file, MappedByteBuffer mapping) {
+    private final Path file;
+    private final MappedByteBuffer[] regions;
+    private final long stride;
+
+    private SharedTensors(Path file, MappedByteBuffer[] regions, long stride) {
         this.file = file;
-        this.mapping = mapping;
+        this.regions = regions;
+        this.stride = stride;
+    }
+
+    /** One region of this size: one local process. */
+    static SharedTensors create(Path file, long bytes) {
+        return create(file, bytes, 1);
     }
 
     /**
-     * Creates the file, private to this user, at this size and maps it; an existing file of this user
-     * with mode 0600 (or stricter) is emptied and reused.
+     * Creates the file, private to this user, with {@code regions} regions of this size and maps them; an existing
+     * file of this user with mode 0600 (or stricter) is emptied and reused.
      *
      * @throws UncheckedIOException when the file cannot be created, or exists and belongs to another
      *                              user, is not a regular file, or others may open it
      */
-    static SharedTensors create(Path file, long bytes) {
+    static SharedTensors create(Path file, long bytes, int regions) {
+        long stride = (bytes + PAGE - 1) / PAGE * PAGE;
+        long size = stride * (regions - 1) + bytes;
         try (FileChannel channel = openPrivate(file)) {
             channel.truncate(0);
             // One byte at the end sizes the file (sparse until written), as ftruncate would.
-            channel.write(ByteBuffer.allocate(1), bytes - 1);
+            channel.write(ByteBuffer.allocate(1), size - 1);
             // Also removed when the agent is stopped by a signal (its process died, the launcher stopped it).
             file.toFile().deleteOnExit();
-            MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
-            mapping.order(ByteOrder.nativeOrder());
-            return new SharedTensors(file, mapping);
+            MappedByteBuffer[] mappings = new MappedByteBuffer[regions];
+            for (int r = 0; r < regions; r++) {
+                mappings[r] = channel.map(FileChannel.MapMode.READ_WRITE, r * stride, bytes);
+                mappings[r].order(ByteOrder.nativeOrder());
+            }
+            return new SharedTensors(file, mappings, stride);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the shared memory file " + file + " of " + bytes + " bytes: " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create the shared memory file " + file + " of " + size + " bytes: " + e.getMessage(), e);
         }
     }
 
@@ -121,22 +137,41 @@ final class SharedTensors implements AutoCloseable {
         return attributes.fileKey();
     }
 
+    /** The bytes of one region. */
     long bytes() {
-        return mapping.capacity();
+        return regions[0].capacity();
+    }
+
+    int regions() {
+        return regions.length;
+    }
+
+    /** Where region {@code region} starts in the file. */
+    long offset(int region) {
+        return region * stride;
     }
 
     FloatBuffer floats(long offset, long count) {
-        return mapping.slice(checked(offset, count), (int) count * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer();
+        return floats(0, offset, count);
     }
 
     IntBuffer ints(long offset, long count) {
-        return mapping.slice(checked(offset, count), (int) count * Integer.BYTES).order(ByteOrder.nativeOrder()).asIntBuffer();
+        return ints(0, offset, count);
+    }
+
+    /** {@code count} floats at byte {@code offset} of region {@code region}. */
+    FloatBuffer floats(int region, long offset, long count) {
+        return regions[region].slice(checked(offset, count), (int) count * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer();
+    }
+
+    IntBuffer ints(int region, long offset, long count) {
+        return regions[region].slice(checked(offset, count), (int) count * Integer.BYTES).order(ByteOrder.nativeOrder()).asIntBuffer();
     }
 
     private int checked(long offset, long count) {
-        if (offset < 0 || count < 0 || offset % 4 != 0 || offset + count * 4 > mapping.capacity()) {
+        if (offset < 0 || count < 0 || offset % 4 != 0 || offset + count * 4 > bytes()) {
             throw new IllegalArgumentException("tensor of " + count + " 4-byte elements at byte " + offset
-                    + " is not 4-byte aligned inside the shared memory of " + mapping.capacity() + " bytes");
+                    + " is not 4-byte aligned inside the shared memory of " + bytes() + " bytes");
         }
         return (int) offset;
     }

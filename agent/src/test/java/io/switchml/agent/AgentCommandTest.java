@@ -33,7 +33,19 @@ class AgentCommandTest {
         assertThat(o.operationTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(o.connectTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(o.idleTimeout()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(o.local()).as("one rank alone by default").isEqualTo(AgentOptions.LocalRanks.alone(1, 3));
         assertThat(AgentCommand.parse(new String[]{"--rank", "0", "--help"})).isNull();
+    }
+
+    @Test
+    void aHostsRanksAndTheLaunchsSize() {
+        AgentOptions o = AgentCommand.parse(with("--algo", "ring", "--local-ranks", "4,5,6", "--ranks", "8"));
+        assertThat(o.local().ranks()).containsExactly(4, 5, 6);
+        assertThat(o.local().launchRanks()).isEqualTo(8);
+        assertThatThrownBy(() -> AgentCommand.parse(with("--algo", "ring", "--local-ranks", "4,4", "--ranks", "8")))
+                .hasMessage("local ranks [4, 4] are not distinct ranks in 0..7");
+        assertThatThrownBy(() -> AgentCommand.parse(with("--algo", "ring", "--local-ranks", "1", "--ranks", "2")))
+                .hasMessage("the launch's 2 ranks cannot make a job of 3 workers");
     }
 
     @Test

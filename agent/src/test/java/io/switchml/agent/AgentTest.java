@@ -19,6 +19,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -136,54 +137,149 @@ class AgentTest {
 
     @Test
     void givesUpWhenNoProcessConnects() throws Exception {
-        AgentOptions o = options("ring", 0, 1, Duration.ofMillis(200));
+        AgentOptions o = options("ring", 0, 1, Duration.ofMillis(200), AgentOptions.LocalRanks.alone(0, 1));
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         assertThat(new Agent(o, new PrintStream(log, true, StandardCharsets.UTF_8)).run()).isEqualTo(1);
         assertThat(log.toString(StandardCharsets.UTF_8)).contains("no process connected to").contains("within PT0.2S");
+    }
+
+    @Test
+    void aHostsRanksShareOneAgentThatSumsThemOnceAndWritesTheResultIntoEachRanksTensor() throws Exception {
+        // Two hosts of a launch of 3 ranks: ranks 0 and 1 share the first agent, rank 2 has the second.
+        List<CompletableFuture<Integer>> runs = start("switchml", List.of(List.of(0, 1), List.of(2)));
+        joinAll();
+        assertThat(Files.size(dir.resolve("shm-0"))).as("one region per local rank, page-aligned").isEqualTo(2 * (1 << 20));
+        int count = 5000;
+        for (Client c : clients) {
+            // Each rank's own offsets within its region: they need not agree.
+            long floats = c.rank * 4096L;
+            long ints = 65536 + c.rank * 64L;
+            FloatBuffer f = c.floats(floats, count);
+            IntBuffer i = c.ints(ints, count);
+            for (int e = 0; e < count; e++) {
+                f.put(e, (c.rank + 1) * (e % 100));
+                i.put(e, (c.rank + 1) * (e - 2500) * 1000);
+            }
+            c.send("R 7 " + floats + " " + count + " mean f32");
+            c.send("R 8 " + ints + " " + count + " mean i32");
+        }
+        for (Client c : clients) {
+            assertThat(c.line()).isEqualTo("D 7");
+            assertThat(c.line()).isEqualTo("D 8");
+            FloatBuffer f = c.floats(c.rank * 4096L, count);
+            IntBuffer i = c.ints(65536 + c.rank * 64L, count);
+            for (int e = 0; e < count; e++) {
+                // The mean over the launch's 3 ranks, not over the job's 2 workers.
+                assertThat(f.get(e)).as("rank %d, float element %d", c.rank, e).isEqualTo(2f * (e % 100));
+                assertThat(i.get(e)).as("rank %d, int element %d", c.rank, e).isEqualTo(6 * (e - 2500) * 1000 / 3);
+            }
+            c.send("BYE");
+        }
+        for (Client c : clients) {
+            assertThat(c.line()).isEqualTo("BYE");
+        }
+        for (CompletableFuture<Integer> run : runs) {
+            assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
+        }
+        assertThat(logs.get(0).toString()).contains("job rank 0 of 2, for ranks [0, 1] of the launch's 3");
+    }
+
+    @Test
+    void localRanksAskingForDifferentTensorsFailWithBothNamed() throws Exception {
+        List<CompletableFuture<Integer>> runs = start("ring", List.of(List.of(0, 1)));
+        joinAll();
+        clients.get(0).send("R 0 0 1000 sum f32");
+        clients.get(1).send("R 0 0 999 sum f32");
+        for (Client c : clients) {
+            assertThat(c.line()).startsWith("FAIL the local ranks' all-reduce 0 differs: rank 0 asked for 1000 f32 elements (sum),"
+                    + " rank 1 for 999 f32 elements (sum)");
+        }
+        assertThat(runs.get(0).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
+    }
+
+    @Test
+    void whenOneOfAHostsRanksDiesTheOthersAreToldWhichAndTheAgentEndsWithoutLeaving() throws Exception {
+        List<CompletableFuture<Integer>> runs = start("switchml", List.of(List.of(0, 1), List.of(2)));
+        joinAll();
+        clients.get(0).send("R 0 0 1000 sum f32");
+        clients.get(1).channel.close();
+        assertThat(clients.get(0).line()).startsWith("FAIL rank 1's process closed the connection without BYE");
+        assertThat(runs.get(0).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Agent.PROCESS_DIED);
+        assertThat(agents.get(0).abandonedJob()).as("the job left joined, for the controller to see it end").isNotNull();
+    }
+
+    @Test
+    void aHostsAgentWaitsForEveryLocalRankAndNamesThoseMissing() throws Exception {
+        AgentOptions o = options("ring", 0, 1, Duration.ofMillis(300), new AgentOptions.LocalRanks(List.of(0, 1), 2));
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        CompletableFuture<Integer> run = CompletableFuture.supplyAsync(new Agent(o, new PrintStream(log, true, StandardCharsets.UTF_8))::run);
+        clients.add(Client.connect(0, o));
+        assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("only 1 of this host's 2 processes [0, 1] connected to");
     }
 
     private final List<ByteArrayOutputStream> logs = new ArrayList<>();
     private final List<Agent> agents = new ArrayList<>();
     private final List<CompletableFuture<Integer>> started = new ArrayList<>();
 
+    /** {@code n} agents of one rank each. */
     private List<CompletableFuture<Integer>> start(String algorithm, int n) throws Exception {
+        List<List<Integer>> hosts = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            hosts.add(List.of(r));
+        }
+        return start(algorithm, hosts);
+    }
+
+    /** One agent per host, serving that host's ranks of the launch (every rank's client connected, in rank order). */
+    private List<CompletableFuture<Integer>> start(String algorithm, List<List<Integer>> hosts) throws Exception {
         if (algorithm.equals("switchml")) {
             embedded = AggregationService.start(new SwitchConfig().bindAddress("127.0.0.1").basePort(0), "127.0.0.1", 0);
         }
+        int ranks = hosts.stream().mapToInt(List::size).sum();
         List<CompletableFuture<Integer>> runs = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            AgentOptions o = options(algorithm, r, n, WAIT);
+        Client[] byRank = new Client[ranks];
+        for (int h = 0; h < hosts.size(); h++) {
+            AgentOptions o = options(algorithm, h, hosts.size(), WAIT, new AgentOptions.LocalRanks(hosts.get(h), ranks));
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             logs.add(log);
             Agent agent = new Agent(o, new PrintStream(log, true, StandardCharsets.UTF_8));
             agents.add(agent);
             runs.add(CompletableFuture.supplyAsync(agent::run));
             started.add(runs.get(runs.size() - 1));
-            clients.add(Client.connect(r, o));
+            for (int rank : hosts.get(h)) {
+                byRank[rank] = Client.connect(rank, o);
+            }
         }
+        clients.addAll(List.of(byRank));
         return runs;
     }
 
-    private AgentOptions options(String algorithm, int rank, int n, Duration connectTimeout) {
+    private AgentOptions options(String algorithm, int rank, int n, Duration connectTimeout, AgentOptions.LocalRanks local) {
         String controller = embedded == null ? null : "127.0.0.1:" + embedded.controllerPort();
         return new AgentOptions(algorithm, rank, n, controller, "agent-test", dir.resolve("agent-" + rank + ".sock"),
-                dir.resolve("shm-" + rank), 1 << 20, Map.of("switchml.elementsPerPacket", "256"), connectTimeout, WAIT, WAIT);
+                dir.resolve("shm-" + rank), 1 << 20, Map.of("switchml.elementsPerPacket", "256"), connectTimeout, WAIT, WAIT, local);
     }
 
-    /** What the Python side does: every rank's HELLO endpoints, gathered, go back to every agent in JOIN. */
+    /** What the Python side does: each host's HELLO endpoints (its first rank's), gathered, go back to every rank in JOIN. */
     private void joinAll() throws IOException {
         List<String> endpoints = new ArrayList<>();
         for (Client c : clients) {
             String[] hello = c.line().split(" ");
             assertThat(hello[0]).isEqualTo("HELLO");
-            endpoints.add(hello[4]);
+            assertThat(hello[2]).isEqualTo(Integer.toString(c.rank));
+            if (c.options.local().ranks().get(0) == c.rank) {
+                endpoints.add(hello[4]);
+            }
         }
         for (Client c : clients) {
             c.send("JOIN " + String.join(",", endpoints));
         }
         for (Client c : clients) {
-            assertThat(c.line()).isEqualTo("READY " + c.rank + " " + clients.size());
-            c.map();
+            String[] ready = c.line().split(" ");
+            assertThat(ready).hasSize(5);
+            assertThat(ready[0] + " " + ready[1] + " " + ready[2]).isEqualTo("READY " + c.rank + " " + clients.size());
+            c.map(Long.parseLong(ready[3]), Long.parseLong(ready[4]));
         }
     }
 
@@ -208,7 +304,9 @@ class AgentTest {
                 SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
                 try {
                     channel.connect(UnixDomainSocketAddress.of(o.socket()));
-                    return new Client(rank, o, channel);
+                    Client client = new Client(rank, o, channel);
+                    client.send("RANK " + rank);
+                    return client;
                 } catch (IOException e) {
                     channel.close();
                     if (System.nanoTime() > deadline) {
@@ -219,10 +317,15 @@ class AgentTest {
             }
         }
 
-        void map() throws IOException {
+        /** Maps this rank's region only, as the Python side does. */
+        void map(long offset, long bytes) throws IOException {
             try (RandomAccessFile f = new RandomAccessFile(options.sharedMemory().toFile(), "rw")) {
-                shared = f.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, f.length());
+                shared = f.getChannel().map(FileChannel.MapMode.READ_WRITE, offset, bytes);
             }
+        }
+
+        IntBuffer ints(long offset, int count) {
+            return shared.slice((int) offset, count * 4).order(ByteOrder.nativeOrder()).asIntBuffer();
         }
 
         FloatBuffer floats(long offset, int count) {

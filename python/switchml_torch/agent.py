@@ -1,11 +1,15 @@
-"""This rank's switchml agent: start-up, and all-reduces through its shared memory and socket.
+"""This host's switchml agent: start-up, and all-reduces through its shared memory and socket.
 
-The agent (``switchml agent``, Java) creates a file under /dev/shm that both processes map (mode 0600 from
-its creation: the tensors are this user's alone; the socket's directory is mkdtemp's, 0700). For each
-all-reduce this side copies the tensor into a free region of it, sends ``R ID OFFSET COUNT OP TYPE``
-over the Unix-domain socket, and the agent reduces those bytes in place; on ``D ID`` (completions
-come in request order) the result is copied back. Regions are handed out as a ring, since they are
-freed in the order they were taken.
+The ranks of one launch on one host share one agent (``switchml agent``, Java): the host's lowest rank starts it,
+the others find it through the process group (hosts are told apart by hostname, boot, user and network and mount
+namespaces), and it joins the job once for all of them, as the host's one worker. It creates a file under /dev/shm
+(mode 0600 from its creation: the tensors are this user's alone; the socket's directory is mkdtemp's, 0700) with a
+region for each local rank, which maps its own. For each all-reduce a rank copies the tensor into a free part of its
+region, sends ``R ID OFFSET COUNT OP TYPE`` over the Unix-domain socket, and the agent, once every local rank has
+asked for that all-reduce, sums them, all-reduces the sum through the job and writes the result into each rank's
+bytes; on ``D ID`` (completions come in request order) the result is copied back. Parts are handed out as a ring,
+since they are freed in the order they were taken. ``SWITCHML_AGENT_PER_HOST=0`` gives every rank an agent of its
+own instead (the job then has a worker per rank).
 """
 
 import atexit
@@ -203,15 +207,73 @@ def _die_with_parent():
         pass
 
 
+def host_key():
+    """What tells this host apart from the others of a launch: ranks with the same key may share an agent (the same
+    machine and boot, user, network namespace and /dev/shm)."""
+    parts = [socket.gethostname(), str(os.getuid())]
+    for path in ("/proc/sys/kernel/random/boot_id",):
+        try:
+            with open(path) as f:
+                parts.append(f.read().strip())
+        except OSError:
+            parts.append("-")
+    for namespace in ("net", "mnt"):
+        try:
+            parts.append(os.readlink("/proc/self/ns/" + namespace))
+        except OSError:
+            parts.append("-")
+    return "|".join(parts)
+
+
+class HostLayout:
+    """Where this rank's host stands in the launch: the job's workers are its hosts (in the order of their lowest
+    rank), and this host's ranks share one agent, started by the first of them."""
+
+    def __init__(self, keys, rank):
+        hosts = list(dict.fromkeys(keys))
+        self.rank = rank
+        self.ranks = len(keys)
+        self.hosts = len(hosts)
+        self.host = hosts.index(keys[rank])
+        self.local_ranks = [r for r, k in enumerate(keys) if k == keys[rank]]
+        self.first_ranks = [keys.index(k) for k in hosts]  # each host's first rank, in host order
+
+    @classmethod
+    def alone(cls, rank, world_size):
+        """One rank per agent: the job's workers are the launch's ranks."""
+        return cls([str(r) for r in range(world_size)], rank)
+
+    @property
+    def leads(self):
+        """Whether this rank starts the host's agent."""
+        return self.rank == self.local_ranks[0]
+
+
+def _gatherer(exchange):
+    """A function from this rank's string to every rank's list: ``exchange``, else the default process group's
+    all_gather_object, else None (no process group: every rank's agent is its own)."""
+    if exchange is not None:
+        return exchange
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        def gather(mine):
+            every = [None] * torch.distributed.get_world_size()
+            torch.distributed.all_gather_object(every, mine)
+            return every
+        return gather
+    return None
+
+
 def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None, shm_bytes=256 << 20,
                 settings=None, start_timeout=60.0, join_timeout=120.0, operation_timeout=120.0, exchange=None,
-                job_secret=None):
-    """Starts this rank's agent and returns it once every rank has joined the job.
+                job_secret=None, per_host=None):
+    """Starts this host's agent, or attaches to it, and returns once every rank has joined the job.
 
     Defaults come from the environment that ``switchml torchrun`` sets (SWITCHML_ALGO,
-    SWITCHML_CONTROLLER, SWITCHML_JOB) and torch.distributed's (RANK, WORLD_SIZE). ``ring`` and ``ps``
-    exchange their endpoints through the default process group, which must be initialized, or through
-    ``exchange`` (a function from this rank's endpoints to every rank's list, as the backend passes).
+    SWITCHML_CONTROLLER, SWITCHML_JOB) and torch.distributed's (RANK, WORLD_SIZE). The ranks find their host's
+    agent, and ``ring`` and ``ps`` exchange their endpoints, through the default process group where it is
+    initialized, or through ``exchange`` (a function from this rank's string to every rank's list, called the same
+    number of times on every rank, as the backend passes). Without either, this rank's agent is its own.
+    ``per_host`` (default SWITCHML_AGENT_PER_HOST, "1") False gives each rank an agent of its own.
     ``job_secret`` binds the job to its ranks (docs/security.md, "Job secrets"); without one, the
     launcher's SWITCHML_JOB_SECRET, else one that rank 0 makes and broadcasts over the default process
     group where it is initialized, else none.
@@ -227,18 +289,54 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
     if algo == "switchml" and (not controller or not job):
         raise AgentError("switchml needs the switch's controller and a job name (SWITCHML_CONTROLLER, SWITCHML_JOB; "
                          "switchml torchrun sets both)")
-    directory = tempfile.mkdtemp(prefix="switchml-agent-%d-" % rank)
-    shm_dir = "/dev/shm" if os.path.isdir("/dev/shm") else directory
-    sock_path = os.path.join(directory, "agent.sock")
-    shm_path = os.path.join(shm_dir, "switchml-%d-%d-%d" % (os.getpid(), rank, time.monotonic_ns()))
-    log_path = os.path.join(directory, "agent.log")
-    launch, env, archive = _agent_launch()
     if algo == "switchml":
         job_secret = job_secret or _shared_secret()
-        if job_secret:
-            env = dict(os.environ if env is None else env, SWITCHML_JOB_SECRET=job_secret)
+    if per_host is None:
+        per_host = os.environ.get("SWITCHML_AGENT_PER_HOST", "1").strip() != "0"
+    gather = _gatherer(exchange)
+    layout = HostLayout(gather(host_key()), rank) if per_host and gather is not None else HostLayout.alone(rank, world_size)
+    # Where the agents are goes round every rank (a collective), unless each rank has its own.
+    gather_place = gather if layout.hosts < layout.ranks else None
+    agent = None
+    try:
+        if layout.leads:
+            try:
+                agent = _launch_agent(algo, layout, controller, job, job_secret, shm_bytes, settings, start_timeout,
+                                      operation_timeout)
+            except BaseException as e:
+                if gather_place is not None:  # the others wait to hear where it is: tell them why it is nowhere
+                    gather_place("!" + str(e).replace("\n", " "))
+                raise
+            if gather_place is not None:
+                gather_place("%s|%s" % (agent._directory, agent._shm_path))
+        else:
+            place = gather_place("-")[layout.local_ranks[0]]
+            if place.startswith("!"):
+                raise AgentError("rank %d could not start this host's agent: %s" % (layout.local_ranks[0], place[1:]))
+            directory, shm_path = place.split("|", 1)
+            agent = Agent(None, os.path.join(directory, "agent.sock"), shm_path, os.path.join(directory, "agent.log"),
+                          directory, operation_timeout, leader=layout.local_ranks[0])
+        agent._connect(start_timeout, join_timeout, algo, layout, gather)
+    except BaseException:
+        if agent is not None:
+            agent.close()
+        raise
+    return agent
+
+
+def _launch_agent(algo, layout, controller, job, job_secret, shm_bytes, settings, start_timeout, operation_timeout):
+    """Starts the host's agent process for ``layout``'s local ranks (this rank is the first of them)."""
+    directory = tempfile.mkdtemp(prefix="switchml-agent-%d-" % layout.rank)
+    shm_dir = "/dev/shm" if os.path.isdir("/dev/shm") else directory
+    sock_path = os.path.join(directory, "agent.sock")
+    shm_path = os.path.join(shm_dir, "switchml-%d-%d-%d" % (os.getpid(), layout.rank, time.monotonic_ns()))
+    log_path = os.path.join(directory, "agent.log")
+    launch, env, archive = _agent_launch()
+    if algo == "switchml" and job_secret:
+        env = dict(os.environ if env is None else env, SWITCHML_JOB_SECRET=job_secret)
     command = launch + [
-        "--algo", algo, "--rank", str(rank), "--workers", str(world_size),
+        "--algo", algo, "--rank", str(layout.host), "--workers", str(layout.hosts),
+        "--local-ranks", ",".join(str(r) for r in layout.local_ranks), "--ranks", str(layout.ranks),
         "--socket", sock_path, "--shm", shm_path, "--shm-bytes", str(shm_bytes),
         "--connect-timeout", "PT%dS" % max(1, int(start_timeout)),
         "--operation-timeout", "PT%dS" % max(1, int(operation_timeout))]
@@ -255,20 +353,17 @@ def start_agent(algo=None, rank=None, world_size=None, controller=None, job=None
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                                preexec_fn=_die_with_parent)
     log.close()
-    agent = Agent(process, sock_path, shm_path, log_path, directory, operation_timeout, archive)
-    try:
-        agent._connect(start_timeout, join_timeout, algo, exchange)
-    except BaseException:
-        agent.close()
-        raise
-    return agent
+    return Agent(process, sock_path, shm_path, log_path, directory, operation_timeout, archive)
 
 
 class Agent:
-    """A started agent: ``allreduce_async`` reduces a tensor over all ranks (the comm hook's state)."""
+    """A rank's connection to its host's agent: ``allreduce_async`` reduces a tensor over all ranks (the comm hook's
+    state). The rank that started the agent's process (``process``) waits for it at close; the host's other ranks
+    (``leader`` names the one that started it) only attach."""
 
-    def __init__(self, process, sock_path, shm_path, log_path, directory, operation_timeout, archive=None):
+    def __init__(self, process, sock_path, shm_path, log_path, directory, operation_timeout, archive=None, leader=None):
         self._process = process
+        self._leader = leader
         self._archive = archive
         self._sock_path = sock_path
         self._shm_path = shm_path
@@ -287,16 +382,17 @@ class Agent:
         self._reader = None
         self.rank = None
         self.world_size = None
+        self.local_ranks = None  # this host's ranks, which share the agent
         self.aggregation_seconds = 0.0  # time with at least one all-reduce in flight
         self._busy_since = None
         atexit.register(self.close)
 
     # ---- start-up
 
-    def _connect(self, start_timeout, join_timeout, algo, exchange=None):
+    def _connect(self, start_timeout, join_timeout, algo, layout, gather=None):
         deadline = time.monotonic() + start_timeout
         while True:
-            if self._process.poll() is not None:
+            if self._process is not None and self._process.poll() is not None:
                 raise AgentError(self._why("the agent exited before it listened"))
             if time.monotonic() > deadline:
                 raise AgentError(self._why("the agent did not listen on %s within %.0f s" % (self._sock_path, start_timeout)))
@@ -311,27 +407,28 @@ class Agent:
                 sock.close()
                 time.sleep(0.05)
         self._file = self._sock.makefile("rb")
-        hello = self._line("the agent's HELLO").split(" ")
+        self._send("RANK %d" % layout.rank)
+        hello = self._line("the agent's HELLO (it waits for every rank of this host to connect)").split(" ")
         if hello[0] != "HELLO" or len(hello) != 5:
             raise AgentError(self._why("unexpected greeting from the agent: %r" % " ".join(hello)))
         # The agent's registered algorithm says whether it exchanges endpoints: "-" when it needs none (the switch).
+        # Every rank of a host hears the same; the job's workers are the hosts, named by their first ranks.
         peers = "-"
-        if hello[4] != "-" and exchange is not None:
-            peers = ",".join(exchange(hello[4]))
-        elif hello[4] != "-":
-            if not torch.distributed.is_initialized():
+        if hello[4] != "-":
+            if gather is None:
                 raise AgentError("%s exchanges endpoints through torch.distributed: call init_process_group first" % algo)
-            endpoints = [None] * torch.distributed.get_world_size()
-            torch.distributed.all_gather_object(endpoints, hello[4])
-            peers = ",".join(endpoints)
+            every = gather(hello[4])
+            peers = ",".join(every[r] for r in layout.first_ranks)
         self._send("JOIN " + peers)
         self._sock.settimeout(join_timeout)
         ready = self._line("every rank joining the job (join timeout %.0f s)" % join_timeout).split(" ")
-        if ready[0] != "READY":
+        if ready[0] != "READY" or len(ready) != 5:
             raise AgentError(self._why("the agent could not join the job: " + " ".join(ready[1:])))
         self.rank, self.world_size = int(ready[1]), int(ready[2])
+        self.local_ranks = list(layout.local_ranks)
+        offset, length = int(ready[3]), int(ready[4])
         with open(self._shm_path, "r+b") as f:
-            self._mm = mmap.mmap(f.fileno(), 0)
+            self._mm = mmap.mmap(f.fileno(), length, offset=offset)
         # Short reads so the reader notices close() and bounds every wait on the agent by itself.
         self._sock.settimeout(0.5)
         self._reader = threading.Thread(target=self._read_completions, name="switchml-agent-reader", daemon=True)
@@ -351,18 +448,21 @@ class Agent:
 
     def _why(self, what):
         """What happened, with the agent's exit code and the end of its log."""
-        code = self._process.poll()
-        if code is None:
-            try:
-                code = self._process.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                code = None
+        if self._process is None:
+            state = "the host's agent, started by rank %d" % self._leader
+        else:
+            code = self._process.poll()
+            if code is None:
+                try:
+                    code = self._process.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    code = None
+            state = "agent still running" if code is None else "agent exited with code %d" % code
         try:
             with open(self._log_path, "rb") as f:
                 tail = f.read()[-2000:].decode("utf-8", "replace").strip()
         except OSError:
             tail = ""
-        state = "agent still running" if code is None else "agent exited with code %d" % code
         return "%s (%s)%s" % (what, state, ("; its log ends:\n" + tail) if tail else "")
 
     # ---- all-reduce
@@ -567,23 +667,26 @@ class Agent:
             self._reader.join(timeout)
         if self._sock is not None:
             self._sock.close()
-        try:
-            self._process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(timeout=timeout)
-        if self._archive is not None:
-            self._archive.settle(self._process.returncode)
         if self._mm is not None:
             self._pending.clear()
             try:
                 self._mm.close()
             except BufferError:
                 pass  # a tensor still views the mapping; it goes with the process
+        atexit.unregister(self.close)
+        if self._process is None:
+            return  # the host's agent is its starter's to wait for and clean up after
+        try:
+            # It leaves the job once every local rank has said BYE, which the others do as they close.
+            self._process.wait(timeout=max(timeout, self._operation_timeout))
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=timeout)
+        if self._archive is not None:
+            self._archive.settle(self._process.returncode)
         for path in (self._shm_path, self._sock_path):
             try:
                 os.unlink(path)
             except OSError:
                 pass
         shutil.rmtree(self._directory, ignore_errors=True)
-        atexit.unregister(self.close)

@@ -201,13 +201,17 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         algo = agent_options.pop("algo", None) or os.environ.get("SWITCHML_ALGO", "switchml")
         controller = agent_options.pop("controller", None) or os.environ.get("SWITCHML_CONTROLLER", DEFAULT_CONTROLLER)
         job = job or job_name(store, rank)
+        self.job = job  # its name at the switch
         timeout_s = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
         agent_options.setdefault("join_timeout", max(120.0, min(timeout_s, 1800.0)))
         prefix = "switchml-agent/%s/" % job
+        rounds = [0]
 
-        def exchange(mine):  # the ring's and the parameter servers' endpoints, through the store
-            store.set(prefix + str(rank), mine)
-            return [store.get(prefix + str(r)).decode() for r in range(size)]
+        def exchange(mine):  # the hosts, where their agents are, the TCP baselines' endpoints: through the store
+            key = "%s%d/" % (prefix, rounds[0])
+            rounds[0] += 1
+            store.set(key + str(rank), mine)
+            return [store.get(key + str(r)).decode() for r in range(size)]
         if algo == "switchml":
             agent_options.setdefault("job_secret", job_secret(job, store, rank))
         self.agent = start_agent(algo=algo, rank=rank, world_size=size, controller=controller, job=job,

@@ -129,16 +129,20 @@ def test_unsupported_dtypes_are_refused_by_name(lone_agent):
         lone_agent.allreduce_async(torch.zeros(3, dtype=torch.complex64))
 
 
-def test_a_rank_that_dies_is_named_in_the_others_error(launcher):
+@pytest.mark.parametrize("per_host", ["1", "0"])
+def test_a_rank_that_dies_is_named_in_the_others_error(launcher, per_host):
+    # per_host 1: both ranks share the host's agent, which tells rank 0 itself; 0: each its own, the controller tells.
     run = subprocess.run([launcher, "torchrun", "--workers", "2", "--timeout", "PT120S", "--python", sys.executable,
-                          str(HERE / "crash_ranks.py"), "switchml"], capture_output=True, text=True, timeout=180)
+                          str(HERE / "crash_ranks.py"), "switchml"], capture_output=True, text=True, timeout=180,
+                         env=dict(os.environ, SWITCHML_AGENT_PER_HOST=per_host))
     assert run.returncode == 137, run.stdout + run.stderr  # rank 1's SIGKILL
     error = [line for line in run.stdout.splitlines() if line.startswith("rank 0 error: ")]
     assert error, run.stdout + run.stderr
     # What happened (rank 1 died), not the advice for ranks that left cleanly after fewer steps.
     assert "because rank 1 died" in error[0] and "its process died or was killed" in error[0], error[0]
     assert "UnevenInputs" not in error[0] and "DJL" not in error[0], error[0]
-    assert error[0].startswith("rank 0 error: the agent failed: all-reduce 3 failed: job"), error[0]  # as the agent said it
+    said = "this host's agent stopped" if per_host == "1" else "all-reduce 3 failed: job"
+    assert error[0].startswith("rank 0 error: the agent failed: " + said), error[0]  # as the agent said it
 
 
 def test_what_the_switch_cannot_do_is_refused_by_name():

@@ -16,6 +16,16 @@ def test_ddp_ranks_agree_through_the_agent(launcher, algo):
     assert "rank 0 ok" in run.stdout and "[rank 1] rank 1 ok" in run.stderr, run.stdout + run.stderr
 
 
+@pytest.mark.parametrize("workers", [2, 4])
+def test_a_hosts_ranks_share_one_agent(launcher, workers):
+    run = subprocess.run([launcher, "torchrun", "--workers", str(workers), "--timeout", "PT120S",
+                          "--python", sys.executable, str(HERE / "host_agent_ranks.py")],
+                         capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for r in range(workers):
+        assert "rank %d ok" % r in run.stdout + run.stderr, run.stdout + run.stderr
+
+
 def test_a_failing_rank_fails_the_launch(launcher, tmp_path):
     script = tmp_path / "fail.py"
     script.write_text("import os, sys\nsys.exit(7 if os.environ['RANK'] == '1' else 0)\n")

@@ -283,14 +283,15 @@ public final class Agent {
             outcome.complete(1);
             return;
         }
-        String why = "rank " + p.rank + "'s process closed the connection without BYE (it died, was killed, or exited"
-                + " without closing its agent)";
+        String why = "rank " + p.rank + " died: its process died or was killed, or exited without closing its agent (it"
+                + " closed the connection without BYE)";
         log.println("switchml agent: " + who() + ": " + why + "; ending without leaving the job, so that the other"
                 + " ranks are told that it died");
         if (failure.compareAndSet(null, why)) {
             for (LocalProcess other : processes) {
                 if (other != p) {
-                    tell(other, "FAIL " + why + "; it shared this host's agent, which ends without leaving the job so that every rank is told");
+                    tell(other, "FAIL this host's agent stopped because " + why + "; the agent ends without leaving the job,"
+                            + " so that the ranks of other hosts are told too");
                 }
             }
         }

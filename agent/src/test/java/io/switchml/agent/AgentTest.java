@@ -203,7 +203,8 @@ class AgentTest {
         joinAll();
         clients.get(0).send("R 0 0 1000 sum f32");
         clients.get(1).channel.close();
-        assertThat(clients.get(0).line()).startsWith("FAIL rank 1's process closed the connection without BYE");
+        assertThat(clients.get(0).line()).startsWith("FAIL this host's agent stopped because rank 1 died: its process died"
+                + " or was killed");
         assertThat(runs.get(0).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Agent.PROCESS_DIED);
         assertThat(agents.get(0).abandonedJob()).as("the job left joined, for the controller to see it end").isNotNull();
     }

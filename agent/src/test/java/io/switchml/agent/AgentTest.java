@@ -1,5 +1,7 @@
 package io.switchml.agent;
 
+import io.switchml.api.ReduceOp;
+import io.switchml.api.ReferenceAllReduce;
 import io.switchml.controller.AggregationService;
 import io.switchml.dataplane.SwitchConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -32,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -182,6 +185,54 @@ class AgentTest {
             assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
         }
         assertThat(logs.get(0).toString()).contains("job rank 0 of 2, for ranks [0, 1] of the launch's 3");
+    }
+
+    @Test
+    void aHostsResultIsTheReferencesBitForBitOnEveryRank() throws Exception {
+        // Three ranks on the first host, one on the second; values of every magnitude, so the local float sums round.
+        List<List<Integer>> hosts = List.of(List.of(0, 1, 2), List.of(3));
+        List<CompletableFuture<Integer>> runs = start("switchml", hosts);
+        joinAll();
+        int count = 10_000;
+        Random random = new Random(38);
+        float[][][] inputs = new float[hosts.size()][][];
+        for (int h = 0; h < hosts.size(); h++) {
+            inputs[h] = new float[hosts.get(h).size()][count];
+            for (float[] tensor : inputs[h]) {
+                for (int e = 0; e < count; e++) {
+                    tensor[e] = (float) (random.nextGaussian() * Math.pow(2, random.nextInt(40) - 20));
+                }
+            }
+        }
+        ReduceOp[] ops = {ReduceOp.SUM, ReduceOp.MEAN};
+        for (int h = 0; h < hosts.size(); h++) {
+            for (int l = 0; l < hosts.get(h).size(); l++) {
+                Client c = clients.get(hosts.get(h).get(l));
+                for (int o = 0; o < ops.length; o++) {
+                    c.floats(o * 65536L, count).put(inputs[h][l]);
+                    c.send("R " + o + " " + o * 65536L + " " + count + " " + ops[o].name().toLowerCase() + " f32");
+                }
+            }
+        }
+        for (int o = 0; o < ops.length; o++) {
+            float[] expected = ReferenceAllReduce.hostFloats(inputs, 256, ops[o]);
+            for (Client c : clients) {
+                assertThat(c.line()).isEqualTo("D " + o);
+                float[] result = new float[count];
+                c.floats(o * 65536L, count).get(result);
+                for (int e = 0; e < count; e++) {
+                    assertThat(Float.floatToRawIntBits(result[e])).as("%s, rank %d, element %d: %s against %s", ops[o], c.rank, e,
+                            result[e], expected[e]).isEqualTo(Float.floatToRawIntBits(expected[e]));
+                }
+            }
+        }
+        for (Client c : clients) {
+            c.send("BYE");
+            assertThat(c.line()).isEqualTo("BYE");
+        }
+        for (CompletableFuture<Integer> run : runs) {
+            assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
+        }
     }
 
     @Test

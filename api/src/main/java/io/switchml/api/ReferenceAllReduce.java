@@ -89,6 +89,47 @@ public final class ReferenceAllReduce {
         return result;
     }
 
+    /**
+     * The float32 result where each host's ranks share one agent, which joins the job as the host's one worker
+     * (docs/ARCHITECTURE.md, "Hosts of several ranks"): each host's tensors summed in float32, in its ranks' order
+     * ({@code ((a + b) + c)}), the switch path's SUM over the hosts' sums, and for MEAN that sum divided by all the
+     * hosts' ranks in float32 (the job's MEAN would divide by its workers, the hosts). With one rank per host it is
+     * {@link #floats(float[][], int, ReduceOp)}.
+     */
+    public static float[] hostFloats(float[][][] tensorByRankByHost, int elementsPerPacket, ReduceOp op) {
+        int ranks = 0;
+        float[][] hostSums = new float[tensorByRankByHost.length][];
+        for (int h = 0; h < hostSums.length; h++) {
+            float[][] local = tensorByRankByHost[h];
+            ranks += local.length;
+            hostSums[h] = local[0].clone();
+            for (int r = 1; r < local.length; r++) {
+                for (int i = 0; i < hostSums[h].length; i++) {
+                    hostSums[h][i] += local[r][i];
+                }
+            }
+        }
+        if (ranks == hostSums.length) {
+            return floats(hostSums, elementsPerPacket, op);
+        }
+        float[] result = floats(hostSums, elementsPerPacket, ReduceOp.SUM);
+        if (op == ReduceOp.MEAN) {
+            for (int i = 0; i < result.length; i++) {
+                result[i] /= ranks;
+            }
+        }
+        return result;
+    }
+
+    /**
+     * The int32 result where each host's ranks share one agent: the wrapping sum of every rank's tensor (integer
+     * addition does not care how it is grouped), and for MEAN that sum divided by all ranks, as a job of one worker per
+     * rank computes it.
+     */
+    public static int[] hostInts(int[][][] tensorByRankByHost, ReduceOp op) {
+        return ints(Arrays.stream(tensorByRankByHost).flatMap(Arrays::stream).toArray(int[][]::new), op);
+    }
+
     /** The whole int32 result for tensors held in memory, one per rank. */
     public static int[] ints(int[][] tensorByRank, ReduceOp op) {
         int length = tensorByRank[0].length;

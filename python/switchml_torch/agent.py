@@ -1,8 +1,8 @@
 """This host's switchml agent: start-up, and all-reduces through its shared memory and socket.
 
 The ranks of one launch on one host share one agent (``switchml agent``, Java): the host's lowest rank starts it,
-the others find it through the process group (hosts are told apart by hostname, boot, user and network and mount
-namespaces), and it joins the job once for all of them, as the host's one worker. It creates a file under /dev/shm
+the others find it through the process group (hosts are told apart by hostname, boot, user, network namespace
+and the file systems of /dev/shm and the temporary directory), and it joins the job once for all of them, as the host's one worker. It creates a file under /dev/shm
 (mode 0600 from its creation: the tensors are this user's alone; the socket's directory is mkdtemp's, 0700) with a
 region for each local rank, which maps its own. For each all-reduce a rank copies the tensor into a free part of its
 region, sends ``R ID OFFSET COUNT OP TYPE`` over the Unix-domain socket, and the agent, once every local rank has
@@ -209,17 +209,22 @@ def _die_with_parent():
 
 def host_key():
     """What tells this host apart from the others of a launch: ranks with the same key may share an agent (the same
-    machine and boot, user, network namespace and /dev/shm)."""
+    machine and boot, user and network namespace, and the same /dev/shm and temporary directory, where the agent's
+    files are: not the mount namespace itself, which ``ip netns exec`` makes anew for every process)."""
     parts = [socket.gethostname(), str(os.getuid())]
-    for path in ("/proc/sys/kernel/random/boot_id",):
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            parts.append(f.read().strip())
+    except OSError:
+        parts.append("-")
+    try:
+        parts.append(os.readlink("/proc/self/ns/net"))
+    except OSError:
+        parts.append("-")
+    for directory in ("/dev/shm", tempfile.gettempdir()):
         try:
-            with open(path) as f:
-                parts.append(f.read().strip())
-        except OSError:
-            parts.append("-")
-    for namespace in ("net", "mnt"):
-        try:
-            parts.append(os.readlink("/proc/self/ns/" + namespace))
+            st = os.stat(directory)
+            parts.append("%d:%d" % (st.st_dev, st.st_ino))
         except OSError:
             parts.append("-")
     return "|".join(parts)

@@ -31,3 +31,22 @@ def test_ddp_trains_across_the_racks_namespaces(launcher, backend):
     prefix = run.stderr.split("emulated rack ", 1)[1].split(":", 1)[0]
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert prefix not in namespaces, "the rack's namespaces were left behind: " + namespaces
+
+
+def test_hosts_of_two_ranks_send_one_contribution_each(launcher):
+    """Two hosts of two ranks (--ranks-per-host 2): each host's ranks share one agent, so the switch's job has two
+    workers, and DDP's parameters end identical on all four ranks."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the rack's hosts are network namespaces")
+    if shutil.which("ip") is None or shutil.which("tc") is None:
+        pytest.skip("needs ip and tc (iproute2) for the rack")
+    run = subprocess.run([launcher, "torch-train", "--rack", "--rate", "1gbit", "--ranks-per-host", "2", "--workers", "4",
+                          "--epochs", "1", "--limit", "2048", "--backend", "switchml", "--hook", "none", "--format", "json",
+                          "--python", sys.executable, "--timeout", "PT150S"],
+                         capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["workers"] == 4 and result["parameters_identical"] is True, result
+    assert "4 ranks on 2 hosts of 2 behind one link each" in run.stderr, run.stderr
+    installed = [line for line in run.stderr.splitlines() if "installed job" in line]
+    assert installed and all(": 2 workers," in line for line in installed), installed

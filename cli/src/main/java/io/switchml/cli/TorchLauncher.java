@@ -66,7 +66,10 @@ final class TorchLauncher {
         boolean needsSwitch = !algorithm.equals("none") && algorithmNamed(algorithm).needsSwitch() && controller == null;
         if (rackSpec != null) {
             try (Rack rack = Rack.create(rackSpec)) {
-                err.println("emulated rack " + rack.prefix() + ": " + rackSpec.describe());
+                err.println("emulated rack " + rack.prefix() + ": " + (rackSpec.ranksPerHost() == 1 ? rackSpec.describe()
+                        : rackSpec.workers() + " ranks on " + rackSpec.hosts() + " hosts of " + rackSpec.ranksPerHost()
+                        + " behind one link each (" + rackSpec.rateBps() + " bit/s, MTU " + rackSpec.mtu() + "), each host's"
+                        + " ranks sharing one agent, the switch on the fabric"));
                 List<Process> switches = new ArrayList<>();
                 try {
                     String inRack = needsSwitch ? RackSwitch.startAll(rack, 1, err, switches).get(0) : controller;
@@ -122,9 +125,10 @@ final class TorchLauncher {
                 ProcessBuilder pb = new ProcessBuilder(command);
                 Map<String, String> env = pb.environment();
                 env.put("RANK", String.valueOf(r));
-                env.put("LOCAL_RANK", String.valueOf(rack == null ? r : 0));
+                int perHost = rack == null ? workers : rack.spec().ranksPerHost();
+                env.put("LOCAL_RANK", String.valueOf(r % perHost));
                 env.put("WORLD_SIZE", String.valueOf(workers));
-                env.put("LOCAL_WORLD_SIZE", String.valueOf(rack == null ? workers : 1));
+                env.put("LOCAL_WORLD_SIZE", String.valueOf(perHost));
                 env.put("MASTER_ADDR", rack == null ? "127.0.0.1" : rack.workerAddress(0));
                 env.put("MASTER_PORT", String.valueOf(masterPort));
                 if (rack != null) {

@@ -26,6 +26,15 @@ def test_a_hosts_ranks_share_one_agent(launcher, workers):
         assert "rank %d ok" % r in run.stdout + run.stderr, run.stdout + run.stderr
 
 
+def test_when_the_first_rank_cannot_start_the_hosts_agent_the_others_hear_why(launcher):
+    run = subprocess.run([launcher, "torchrun", "--workers", "2", "--timeout", "PT120S",
+                          "--python", sys.executable, str(HERE / "leader_fails_ranks.py")],
+                         capture_output=True, text=True, timeout=180)
+    out = run.stdout + run.stderr
+    assert "rank 0 error: [Errno 2] No such file or directory: '/nonexistent/java'" in out, out
+    assert "rank 1 error: rank 0 could not start this host's agent: [Errno 2] No such file or directory" in out, out
+
+
 def test_a_failing_rank_fails_the_launch(launcher, tmp_path):
     script = tmp_path / "fail.py"
     script.write_text("import os, sys\nsys.exit(7 if os.environ['RANK'] == '1' else 0)\n")

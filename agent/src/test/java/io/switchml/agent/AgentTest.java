@@ -249,6 +249,19 @@ class AgentTest {
     }
 
     @Test
+    void aLocalRankThatSaysByeWhileAnotherWaitsForItFailsBoth() throws Exception {
+        List<CompletableFuture<Integer>> runs = start("ring", List.of(List.of(0, 1)));
+        joinAll();
+        clients.get(0).send("R 5 0 1000 sum f32");
+        clients.get(1).send("BYE");
+        for (Client c : clients) {
+            assertThat(c.line()).isEqualTo("FAIL rank 1 said BYE while rank 0's all-reduce (request 5) waits for it:"
+                    + " the local ranks' steps differ");
+        }
+        assertThat(runs.get(0).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
+    }
+
+    @Test
     void whenOneOfAHostsRanksDiesTheOthersAreToldWhichAndTheAgentEndsWithoutLeaving() throws Exception {
         List<CompletableFuture<Integer>> runs = start("switchml", List.of(List.of(0, 1), List.of(2)));
         joinAll();

@@ -2,9 +2,9 @@
 
 The ranks of one launch on one host share one agent (``switchml agent``, Java): the host's lowest rank starts it,
 the others find it through the process group (hosts are told apart by hostname, boot, user, network namespace
-and the file systems of /dev/shm and the temporary directory), and it joins the job once for all of them, as the host's one worker. It creates a file under /dev/shm
-(mode 0600 from its creation: the tensors are this user's alone; the socket's directory is mkdtemp's, 0700) with a
-region for each local rank, which maps its own. For each all-reduce a rank copies the tensor into a free part of its
+and the file systems of /dev/shm and the temporary directory), and it joins the job once for all of them, as the
+host's one worker. It creates a file under /dev/shm (mode 0600 from its creation: the tensors are this user's alone;
+the socket's directory is mkdtemp's, 0700) with a region for each local rank, which maps its own. For each all-reduce a rank copies the tensor into a free part of its
 region, sends ``R ID OFFSET COUNT OP TYPE`` over the Unix-domain socket, and the agent, once every local rank has
 asked for that all-reduce, sums them, all-reduces the sum through the job and writes the result into each rank's
 bytes; on ``D ID`` (completions come in request order) the result is copied back. Parts are handed out as a ring,

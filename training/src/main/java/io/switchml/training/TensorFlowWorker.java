@@ -41,7 +41,6 @@ import java.util.function.Consumer;
  * ({@link VariableBroadcast}). One CPU thread per worker, as the DJL path runs PyTorch.
  */
 final class TensorFlowWorker {
-    private static final int EVALUATION_BATCH = 1000;
     /** TensorFlow's own threads, one per worker process (as PyTorch's num_threads=1 on the DJL path). */
     private static final ConfigProto ONE_THREAD = ConfigProto.newBuilder().setIntraOpParallelismThreads(1)
             .setInterOpParallelismThreads(1).build();
@@ -194,8 +193,8 @@ final class TensorFlowWorker {
 
     private static double accuracy(Session session, Model model, float[] pixels, float[] labels) {
         long correct = 0;
-        for (int from = 0; from < labels.length; from += EVALUATION_BATCH) {
-            int k = Math.min(EVALUATION_BATCH, labels.length - from);
+        for (int from = 0; from < labels.length; from += TrainWorker.EVALUATION_BATCH) {
+            int k = Math.min(TrainWorker.EVALUATION_BATCH, labels.length - from);
             try (TFloat32 x = TFloat32.tensorOf(Shape.of(k, FashionMnist.PIXELS));
                  TInt32 y = TInt32.tensorOf(Shape.of(k))) {
                 TensorMemory.floats(x).put(0, pixels, from * FashionMnist.PIXELS, k * FashionMnist.PIXELS);

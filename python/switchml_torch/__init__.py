@@ -5,9 +5,9 @@ As a torch.distributed backend (``import switchml_torch`` registers it)::
     import switchml_torch
     dist.init_process_group("switchml")          # all_reduce (SUM, AVG) through the switch; DDP needs nothing more
 
-or as a DDP communication hook on a Gloo group, through this rank's agent (a Java worker process)::
+or as a DDP communication hook on a Gloo group, through its host's agent (a Java worker process its ranks share)::
 
-    agent = switchml_torch.start_agent()                                # this rank's worker, joined to the job
+    agent = switchml_torch.start_agent()                                # its host's agent, joined to the job
     ddp_model.register_comm_hook(agent, switchml_torch.allreduce_hook)  # buckets averaged through the switch
 """
 

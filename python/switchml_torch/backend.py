@@ -1,6 +1,6 @@
 """``switchml`` as a torch.distributed backend: ``import switchml_torch`` registers it, and
 ``dist.init_process_group("switchml")`` makes a process group whose SUM and AVG reductions
-(all_reduce, reduce_scatter) go through this rank's agent, that is through the switch, and whose
+(all_reduce, reduce_scatter) go through the host's agent, that is through the switch, and whose
 other collectives go through a Gloo group over the same store (under the prefix ``switchml-gloo``):
 broadcast, all_gather, gather, scatter, all_to_all, send/recv, barrier, reduce, and all_reduce with
 MIN, MAX, PRODUCT and the bitwise ops (a switch only adds).
@@ -192,7 +192,7 @@ def _all(futures, outputs):
 
 
 class SwitchMLProcessGroup(dist.ProcessGroup):
-    """SUM/AVG reductions through the switch (this rank's agent); everything else through Gloo."""
+    """SUM/AVG reductions through the switch (the host's agent); everything else through Gloo."""
 
     def __init__(self, store, rank, size, timeout, job=None, **agent_options):
         super().__init__(rank, size)

@@ -59,7 +59,7 @@ def add_aggregation_arguments(ap):
 def register_hook(model, hook, backend):
     """Registers ``hook``'s comm hook on the DDP ``model`` and returns the agent it all-reduces through, or None for
     ``gloo``/``none`` (DDP's own all-reduce on the process group). On the switchml backend the hook uses the
-    backend's agent (one agent per rank and job); otherwise it starts one."""
+    backend's agent (one agent per host and job); otherwise it starts one."""
     if hook in ("gloo", "none"):
         return None
     if hook == "switchml" and backend == "switchml":

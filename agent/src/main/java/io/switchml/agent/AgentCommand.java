@@ -114,18 +114,18 @@ public final class AgentCommand {
                 given.putIfAbsent(o.name(), o.defaultValue());
             }
         }
-        int rank = integer(given, "--rank");
-        int workers = integer(given, "--workers");
+        int rank = integer("--rank", given.get("--rank"));
+        int workers = integer("--workers", given.get("--workers"));
         given.putIfAbsent("--ranks", Integer.toString(workers));
         List<Integer> local = new ArrayList<>();
         for (String r : given.getOrDefault("--local-ranks", Integer.toString(rank)).split(",")) {
-            local.add(integer(Map.of("--local-ranks", r.trim()), "--local-ranks"));
+            local.add(integer("--local-ranks", r.trim()));
         }
         return new AgentOptions(given.get("--algo"), rank, workers,
                 given.get("--controller"), given.get("--job"), Path.of(given.get("--socket")), Path.of(given.get("--shm")),
                 number(given, "--shm-bytes"), settings, duration(given, "--connect-timeout"),
                 duration(given, "--operation-timeout"), duration(given, "--idle-timeout"),
-                new AgentOptions.LocalRanks(local, integer(given, "--ranks")));
+                new AgentOptions.LocalRanks(local, integer("--ranks", given.get("--ranks"))));
     }
 
     static String help() {
@@ -143,11 +143,11 @@ public final class AgentCommand {
         return help.append(String.format("  %-32s %s%n", "-h, --help", "Show this help and exit.")).toString();
     }
 
-    private static int integer(Map<String, String> given, String name) {
+    private static int integer(String name, String value) {
         try {
-            return Integer.parseInt(given.get(name));
+            return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " takes a whole number, not '" + given.get(name) + "'");
+            throw new IllegalArgumentException(name + " takes a whole number, not '" + value + "'");
         }
     }
 

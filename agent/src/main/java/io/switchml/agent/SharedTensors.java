@@ -43,7 +43,7 @@ final class SharedTensors implements AutoCloseable {
             PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
 
     /** Regions start on page boundaries: a process maps only its own (mmap's offset is a multiple of the page). */
-    static final long PAGE = 4096;
+    private static final long PAGE = 4096;
 
     private final Path file;
     private final MappedByteBuffer[] regions;
@@ -53,11 +53,6 @@ final class SharedTensors implements AutoCloseable {
         this.file = file;
         this.regions = regions;
         this.stride = stride;
-    }
-
-    /** One region of this size: one local process. */
-    static SharedTensors create(Path file, long bytes) {
-        return create(file, bytes, 1);
     }
 
     /**
@@ -142,21 +137,9 @@ final class SharedTensors implements AutoCloseable {
         return regions[0].capacity();
     }
 
-    int regions() {
-        return regions.length;
-    }
-
     /** Where region {@code region} starts in the file. */
     long offset(int region) {
         return region * stride;
-    }
-
-    FloatBuffer floats(long offset, long count) {
-        return floats(0, offset, count);
-    }
-
-    IntBuffer ints(long offset, long count) {
-        return ints(0, offset, count);
     }
 
     /** {@code count} floats at byte {@code offset} of region {@code region}. */

@@ -46,7 +46,7 @@ class SharedTensorsTest {
 
     /** The child of {@link #theFileIsCreatedOwnerOnlyEvenUnderAPermissiveUmask}: creates the file, waits for stdin's end. */
     public static void main(String[] args) throws Exception {
-        try (SharedTensors shared = SharedTensors.create(Path.of(args[0]), 4096)) {
+        try (SharedTensors shared = SharedTensors.create(Path.of(args[0]), 4096, 1)) {
             System.out.println("created");
             System.out.flush();
             while (System.in.read() >= 0) {
@@ -59,9 +59,9 @@ class SharedTensorsTest {
     void anExistingPrivateFileOfThisUserIsEmptiedAndReused() throws Exception {
         Path file = Files.createFile(dir.resolve("shm"), PosixFilePermissions.asFileAttribute(SharedTensors.PRIVATE));
         Files.write(file, new byte[]{1, 2, 3, 4, 5, 6, 7, 8});
-        try (SharedTensors shared = SharedTensors.create(file, 1024)) {
+        try (SharedTensors shared = SharedTensors.create(file, 1024, 1)) {
             assertThat(shared.bytes()).isEqualTo(1024);
-            assertThat(shared.ints(0, 2).get(0)).as("emptied").isZero();
+            assertThat(shared.ints(0, 0, 2).get(0)).as("emptied").isZero();
             assertThat(Files.getPosixFilePermissions(file)).isEqualTo(SharedTensors.PRIVATE);
         }
     }
@@ -74,7 +74,7 @@ class SharedTensorsTest {
             // createFile's mode passes through the umask; set it exactly.
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
             Files.write(file, new byte[]{42});
-            assertThatThrownBy(() -> SharedTensors.create(file, 1024))
+            assertThatThrownBy(() -> SharedTensors.create(file, 1024, 1))
                     .isInstanceOf(UncheckedIOException.class)
                     .hasMessageContaining("cannot create the shared memory file " + file)
                     .hasMessageContaining("exists with mode " + mode + ", which lets others open it")
@@ -88,7 +88,7 @@ class SharedTensorsTest {
     void aSymbolicLinkIsRefused() throws Exception {
         Path target = Files.createFile(dir.resolve("target"), PosixFilePermissions.asFileAttribute(SharedTensors.PRIVATE));
         Path link = Files.createSymbolicLink(dir.resolve("shm"), target);
-        assertThatThrownBy(() -> SharedTensors.create(link, 1024))
+        assertThatThrownBy(() -> SharedTensors.create(link, 1024, 1))
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessageContaining("cannot create the shared memory file " + link)
                 .hasMessageContaining("it exists and is not a regular file");
@@ -100,7 +100,7 @@ class SharedTensorsTest {
         assumeTrue(new UnixSystem().getUid() == 0, "only root can give a file to another user");
         Path file = Files.createFile(dir.resolve("shm"), PosixFilePermissions.asFileAttribute(SharedTensors.PRIVATE));
         Files.setAttribute(file, "unix:uid", 65534);
-        assertThatThrownBy(() -> SharedTensors.create(file, 1024))
+        assertThatThrownBy(() -> SharedTensors.create(file, 1024, 1))
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessageContaining("belongs to user 65534, not to this user (0)");
     }

@@ -140,6 +140,18 @@ public final class BlockQuantizer {
         return (int) Double.doubleToRawLongBits(x * scale + ROUNDING_BIAS);
     }
 
+    /**
+     * {@link #quantize(float, double)} rounded by {@code Math.rint}: the same int for every x with
+     * |x * f| < 2^31, which is every value a worker quantises (the agreed exponent bounds its block;
+     * a block that cannot be carried is sent as zeros, never quantised). Outside that range (NaN, the
+     * infinities) the cast saturates where {@code quantize} keeps the low bits. JDK 21 and later
+     * compile a loop of these to vector rounds and conversions, about twice as fast as the bias's
+     * loop; JDK 17 keeps it scalar, slower than the bias (docs/ARCHITECTURE.md section 13).
+     */
+    public static int quantizeInRange(float x, double scale) {
+        return (int) Math.rint(x * scale);
+    }
+
     /** The float nearest to {@code sum / divisor}, as {@code sum * (1 / divisor)}; MEAN passes {@code scale * n}. */
     public static float dequantize(int sum, double divisor) {
         return dequantizeByReciprocal(sum, 1.0 / divisor);

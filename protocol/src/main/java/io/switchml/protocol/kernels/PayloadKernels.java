@@ -22,7 +22,12 @@ public interface PayloadKernels {
     /** The largest magnitude bit pattern in {@code src[from, to)} (see {@code BlockQuantizer.maxMagnitudeBits}). */
     int maxMagnitudeBits(float[] src, int from, int to);
 
-    /** Writes {@code round(src[from + i] * scale)}, half to even, as payload element i at byte {@code at}, i < n. */
+    /**
+     * Writes {@code round(src[from + i] * scale)}, half to even, as payload element i at byte {@code at}, i < n.
+     * Defined for values with |src[from + i] * scale| < 2^31: every value of a block at its agreed exponent.
+     * Others (NaN, the infinities, 2^127 and above) belong to blocks that are sent as zeros and are never
+     * quantised; what an implementation writes for them may differ from the reference's.
+     */
     void quantize(float[] src, int from, int n, double scale, ByteBuffer dst, int at);
 
     /** Writes {@code src[from + i]}'s raw float32 bits as element i at byte {@code at}, i < n (the one-round mode). */

@@ -117,6 +117,8 @@ final class LaneEngine {
      * queued in the transport would go out with the new bytes, which is just an early duplicate.
      */
     private final ByteBuffer[] txBuffers;
+    /** The memory every slot's packet buffer is a slice of. */
+    private final ByteBuffer txMemory;
     private final AggregationPacket[] txPackets;
     /** Per window slot: bytes of its packet, short for a short last block or a packet of exponents only. */
     private final int[] txBytes;
@@ -177,7 +179,7 @@ final class LaneEngine {
         this.txPackets = new AggregationPacket[window];
         this.txBytes = new int[window];
         int packetBytes = size.packetBytes();
-        ByteBuffer txMemory = ByteBuffer.allocateDirect(window * packetBytes);
+        this.txMemory = ByteBuffer.allocateDirect(window * packetBytes);
         for (int i = 0; i < window; i++) {
             ByteBuffer slot = txMemory.slice(i * packetBytes, packetBytes).order(ByteOrder.BIG_ENDIAN);
             txPackets[i] = new AggregationPacket().wrap(slot, 0);
@@ -188,6 +190,11 @@ final class LaneEngine {
 
     int index() {
         return index;
+    }
+
+    /** Every slot's packet buffer back to back, slot i at {@code i * packetBytes}: for a transport that sends runs of them. */
+    ByteBuffer packetMemory() {
+        return txMemory.duplicate();
     }
 
     /** Slot {@code slot}'s packet buffer (direct, big-endian), for a transport that wraps it once. */

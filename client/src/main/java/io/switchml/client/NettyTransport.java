@@ -7,6 +7,7 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
@@ -21,6 +22,11 @@ final class NettyTransport {
 
     static boolean epoll() {
         return Epoll.isAvailable();
+    }
+
+    /** Whether this host's channels can send a segmented datagram (UDP GSO: epoll on Linux 4.18+). */
+    static boolean segmentation() {
+        return epoll() && SegmentedDatagramPacket.isSupported();
     }
 
     static EventLoopGroup eventLoops(int threads, String name) {

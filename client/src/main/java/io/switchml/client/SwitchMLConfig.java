@@ -88,6 +88,11 @@ public final class SwitchMLConfig {
         TRANSPORT("transport", "auto",
                 "how worker threads reach the switch: udp; ipc = the switch's shared-memory port, for a worker on the"
                         + " switch's host (an error elsewhere); auto = ipc where the switch offers it, else udp"),
+        UDP_SEGMENTATION("udpSegmentation", "on",
+                "over UDP: on = a burst's consecutive full-size packets go as one datagram that the kernel cuts into"
+                        + " those packets (UDP GSO, Linux 4.18+ with the epoll transport; elsewhere one datagram per packet"
+                        + " as with off): one send and one pass through the sending stack for the run; the switch receives"
+                        + " the same packets either way"),
         IPC_SPIN_MICROS("ipcSpinMicros", "auto",
                 "on the shared-memory port: how long a worker thread polls for results after work before it sleeps until"
                         + " the switch rings, in microseconds; 0 = never spin; auto = 50 on a host with 4 cores or more, else 0"),
@@ -231,6 +236,7 @@ public final class SwitchMLConfig {
     private final int threads;
     private final int oneRoundElements;
     private final boolean skipZeroBlocks;
+    private final boolean udpSegmentation;
     private final int lanes;
     private final String localAddress;
     private final Congestion congestion;
@@ -280,6 +286,7 @@ public final class SwitchMLConfig {
         threads = (int) inRange(Key.THREADS, integer(Key.THREADS), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
         oneRoundElements = (int) inRange(Key.ONE_ROUND_ELEMENTS, integer(Key.ONE_ROUND_ELEMENTS), 0, Integer.MAX_VALUE);
         skipZeroBlocks = onOff(Key.SKIP_ZERO_BLOCKS);
+        udpSegmentation = onOff(Key.UDP_SEGMENTATION);
         lanes = integer(Key.LANES);
         if (lanes != 32 && lanes != 16) {
             throw new IllegalArgumentException(Key.LANES.property() + " must be 32 or 16, not " + lanes);
@@ -463,6 +470,11 @@ public final class SwitchMLConfig {
     /** Whether this worker asks its job to skip float32 blocks that are zero at every worker. */
     public boolean skipZeroBlocks() {
         return skipZeroBlocks;
+    }
+
+    /** Whether a worker thread over UDP sends runs of full-size packets as one segmented datagram where it can. */
+    public boolean udpSegmentation() {
+        return udpSegmentation;
     }
 
     /** Empty when the address is to be chosen by routing. */
@@ -825,6 +837,11 @@ public final class SwitchMLConfig {
 
         public Builder skipZeroBlocks(boolean skip) {
             return set(Key.SKIP_ZERO_BLOCKS, skip ? "on" : "off");
+        }
+
+        /** Over UDP: runs of full-size packets as one segmented datagram (UDP GSO) where the host can (the default). */
+        public Builder udpSegmentation(boolean segment) {
+            return set(Key.UDP_SEGMENTATION, segment ? "on" : "off");
         }
 
         public Builder slotsPerThread(int slots) {

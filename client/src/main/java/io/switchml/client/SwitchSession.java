@@ -223,8 +223,11 @@ final class SwitchSession implements AllReduce {
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null
                     && config.congestion().mode().enabledFor(switchEndpoints[t].getAddress());
-            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, link, statistics,
-                    this::laneFailed, lossListener == null ? null : this::switchSilent, channel);
+            // Fault injection acts on each datagram the lane sends, so a run of packets goes as one only without it.
+            boolean segmentation = config.udpSegmentation() && !faults.enabled() && NettyTransport.segmentation();
+            WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, link,
+                    segmentation, statistics, this::laneFailed, lossListener == null ? null : this::switchSilent, channel,
+                    switchEndpoints[t]);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.
                 channel.pipeline().addLast(new FaultInjector(faults, config.rank(), t, statistics));

@@ -5,9 +5,11 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
 import io.switchml.protocol.PayloadSize;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -20,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * {@link LaneEngine#TICK_NANOS} while it is busy), and the hop onto the loop for calls from other threads. Every call into the engine happens
  * on the loop, so the engine needs no lock. The engine's packets are written as they are made and
  * flushed once per burst: after the results of one read, after a task's first window, after the
- * retransmissions of one tick.
+ * retransmissions of one tick. Over UDP with GSO, consecutive full-size packets of a burst go as one
+ * segmented datagram ({@link SegmentRun}).
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> implements LaneEngine.Transport,
         IpcLink.Receiver {
@@ -29,26 +32,39 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     private final IpcLink link;
     private final LaneEngine engine;
     private final LaneEngine.FailureHandler failures;
+    private final WorkerStatistics statistics;
     /** Per window slot: the engine's packet buffer, wrapped once. */
     private final ByteBuf[] packets;
+    /** Over UDP with GSO: the engine's send memory (every slot's packet back to back), wrapped once; else null. */
+    private final ByteBuf sendMemory;
+    /** The packets of this burst not yet written, while they can go as one segmented datagram; null without GSO. */
+    private final SegmentRun run;
+    private final InetSocketAddress switchEndpoint;
     /** Ticks while the engine is busy; null while it is idle, so that a waiting job wakes nobody. */
     private ScheduledFuture<?> timer;
 
     /**
-     * @param link the link to the switch's shared-memory port, or null to send and receive over the channel (UDP)
+     * @param link           the link to the switch's shared-memory port, or null to send and receive over the channel (UDP)
+     * @param segmentation   over UDP, whether runs of full-size packets go as one segmented datagram (UDP GSO)
+     * @param switchEndpoint the switch's UDP endpoint, which the channel is connected to
      */
     WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
-               IpcLink link, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
-               Runnable silenceListener, Channel channel) {
+               IpcLink link, boolean segmentation, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
+               Runnable silenceListener, Channel channel, InetSocketAddress switchEndpoint) {
         this.channel = channel;
         this.link = link;
         this.failures = failures;
+        this.statistics = statistics;
+        this.switchEndpoint = switchEndpoint;
         this.engine = new LaneEngine(index, window, size, jobNumber, config, congestionControl, link != null, statistics,
                 failures, silenceListener, this);
         this.packets = new ByteBuf[window];
         for (int i = 0; i < window; i++) {
             packets[i] = Unpooled.wrappedBuffer(engine.packetBuffer(i));
         }
+        boolean segmented = link == null && segmentation;
+        this.sendMemory = segmented ? Unpooled.wrappedBuffer(engine.packetMemory()) : null;
+        this.run = segmented ? new SegmentRun(size.packetBytes()) : null;
     }
 
     int index() {
@@ -113,18 +129,48 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             link.send(slot, packet, length);
             return;
         }
-        ByteBuf buffer = packets[slot];
-        buffer.setIndex(0, length);
-        channel.write(buffer.retain(), channel.voidPromise());
+        if (run == null) {
+            write(slot, length);
+        } else if (!run.add(slot, length)) {
+            writeRun();
+            run.add(slot, length);
+        }
     }
 
     @Override
     public void flush() {
         if (link != null) {
             link.flush();
-        } else {
-            channel.flush();
+            return;
         }
+        if (run != null) {
+            writeRun();
+        }
+        channel.flush();
+    }
+
+    private void write(int slot, int length) {
+        ByteBuf buffer = packets[slot];
+        buffer.setIndex(0, length);
+        channel.write(buffer.retain(), channel.voidPromise());
+    }
+
+    /**
+     * Writes the run of packets gathered so far: one packet as it is, several as one datagram of their bytes in
+     * the send memory, cut by the kernel at the packet size (one small object per run, not per packet).
+     */
+    private void writeRun() {
+        if (run.isEmpty()) {
+            return;
+        }
+        if (run.count() == 1) {
+            write(run.first(), run.bytes());
+        } else {
+            ByteBuf bytes = sendMemory.retainedSlice(run.first() * run.segmentBytes(), run.bytes());
+            channel.write(new SegmentedDatagramPacket(bytes, run.segmentBytes(), switchEndpoint), channel.voidPromise());
+            statistics.segmentedDatagrams.increment();
+        }
+        run.clear();
     }
 
     @Override

@@ -39,6 +39,8 @@ public final class WorkerStatistics {
     final LongAdder ipcRingFull = counter(WorkerCounter.IPC_RING_FULL);
     /** Float32 blocks sent as stand-ins, or not at all, because they were zero at every worker. */
     final LongAdder zeroBlocksSkipped = counter(WorkerCounter.ZERO_BLOCKS_SKIPPED);
+    /** UDP datagrams that carried a run of packets for the kernel to cut (GSO). */
+    final LongAdder segmentedDatagrams = counter(WorkerCounter.SEGMENTED_DATAGRAMS);
 
     /** The adder of a declared counter, for the code that counts its events. */
     LongAdder counter(WorkerCounter counter) {

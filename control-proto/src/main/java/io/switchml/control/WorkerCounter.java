@@ -30,7 +30,9 @@ public enum WorkerCounter {
     RANDOM_LOSSES("random_losses", "Losses a rank's congestion control took for random, leaving its window alone."),
     IPC_RING_FULL("ipc_ring_full", "Packets that waited for room in the shared-memory port's full request ring."),
     ZERO_BLOCKS_SKIPPED("zero_blocks_skipped", "Float32 blocks zero at every worker that a rank skipped instead of sending"
-            + " their values.");
+            + " their values."),
+    SEGMENTED_DATAGRAMS("segmented_datagrams", "UDP datagrams that carried a run of several packets, which the kernel"
+            + " cut into those packets (UDP GSO): one send for the run.");
 
     private final String id;
     private final String help;

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * Sends results out of the switch port that received the packet, so that replies swap the
  * request's source and destination ports. The result was written in place over the received
  * datagram's buffer; every recipient gets a retained duplicate of that one buffer (no copy), and
- * the port handler flushes them together after the packet.
+ * the port flushes them together after each batch it read.
  */
 final class ChannelResultSink implements ResultSink {
     private static final byte[] WAKE_UP = new byte[IpcPoller.DOORBELL_BYTES];
@@ -29,13 +29,20 @@ final class ChannelResultSink implements ResultSink {
         this.received = received;
     }
 
-    /** Flushes what the packet produced and unbinds the datagram. */
+    /** Unbinds the datagram; what it produced waits for {@link #flush()}. */
     void end() {
+        received = null;
+    }
+
+    /**
+     * Sends what the packets since the last flush produced: once per batch of received datagrams or
+     * drained ring records, so that one sendmmsg carries the results of every slot the batch completed.
+     */
+    void flush() {
         if (pendingFlush) {
             pendingFlush = false;
             context.flush();
         }
-        received = null;
     }
 
     /** {@code packet} views the same memory as the received buffer, which is what is sent. */

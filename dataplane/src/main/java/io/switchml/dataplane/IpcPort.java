@@ -56,6 +56,8 @@ final class IpcPort implements RequestRing.Consumer {
         } catch (InternalError e) {
             fault(e);
             return 0;
+        } finally {
+            sink.flush(); // the wake-ups and UDP results of the records drained, in one send
         }
         long skipped = ring.unblocked() - unblocked;
         if (skipped > 0) {

@@ -72,6 +72,13 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The end of one batched read (recvmmsg): the results of every slot it completed go out together. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        sink.flush();
+        context.fireChannelReadComplete();
+    }
+
     /**
      * Failed sends (the void promise reports them here) and socket errors: counted, and only the
      * first is logged, so a flood of errors cannot flood the log.

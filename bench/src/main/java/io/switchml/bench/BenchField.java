@@ -37,7 +37,10 @@ public enum BenchField {
      * java with the same modules): {@code vector/jdk25}; null for the baselines, which do not use them.
      */
     KERNELS("kernels", true, r -> AllReduceAlgorithm.find(r.algo()).map(AllReduceAlgorithm::needsSwitch).orElse(false)
-            ? Kernels.label() : null);
+            ? Kernels.label() : null),
+    /** System calls per all-reduce ({@code bench --syscalls}): a worker's, the mean over workers; the switch's. */
+    WORKER_SYSCALLS("worker_syscalls", false, r -> r.workerSyscalls() == null ? null : r.workerSyscalls().toString()),
+    SWITCH_SYSCALLS("switch_syscalls", false, r -> r.switchSyscalls() == null ? null : r.switchSyscalls().toString());
 
     private final String key;
     private final boolean text;

@@ -14,22 +14,22 @@ public enum BenchFormat {
     TABLE {
         @Override
         public Optional<String> header() {
-            return Optional.of(String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s",
+            return Optional.of(String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s %15s",
                     "algo", "workers", "size", "type", "median_ms", "min_ms", "max_ms", "wire/size", "algbw_Gbps",
-                    "busbw_Gbps", "line_rate", "ATE/s", "retrans", "verified", "topology"));
+                    "busbw_Gbps", "line_rate", "ATE/s", "retrans", "verified", "topology", "syscalls_w/sw"));
         }
 
         @Override
         public String line(BenchRow row) {
             Double fraction = row.lineRateFraction();
             Double wire = row.wireRatio();
-            return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10s %10.3f %10.3f %9s %11.3e %8d %8s %8s",
+            return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10s %10.3f %10.3f %9s %11.3e %8d %8s %8s %15s",
                     row.algo(), row.workers(), ByteSize.format(row.bytes()), row.type(), row.medianMs(), row.minMs(),
                     row.maxMs(), wire == null ? "-" : String.format(Locale.ROOT, "%.4f", wire), row.algbwGbps(),
                     row.busbwGbps(),
                     fraction == null ? "-" : String.format(Locale.ROOT, "%.3f", fraction), row.atePerSecond(),
                     row.retransmissions(), row.verified() == null ? "-" : row.verified() ? "yes" : "NO",
-                    row.topology() == null ? "-" : row.topology());
+                    row.topology() == null ? "-" : row.topology(), syscalls(row));
         }
     },
     JSON {
@@ -73,6 +73,15 @@ public enum BenchFormat {
             }
         }
         throw new IllegalArgumentException("unknown format '" + name + "'; known: table, json, csv");
+    }
+
+    /** The table's system calls per all-reduce: a worker's (the mean) / the switch's; "-" where not counted. */
+    private static String syscalls(BenchRow row) {
+        if (row.workerSyscalls() == null && row.switchSyscalls() == null) {
+            return "-";
+        }
+        return (row.workerSyscalls() == null ? "-" : row.workerSyscalls().toString()) + "/"
+                + (row.switchSyscalls() == null ? "-" : row.switchSyscalls().toString());
     }
 
     private static String jsonValue(BenchField field, String value) {

@@ -27,11 +27,23 @@ import java.util.Map;
  * @param switchHosts   on loopback: 0 or 1 for one embedded switch, K >= 2 for K embedded switches that one job is
  *                      sharded over ({@code switchml.shards}); in the rack, {@code rack.switchHosts()} says it
  * @param sparsity      which of the tensors' rows hold values, the same for every algorithm ({@link TensorGenerator})
+ * @param syscalls      count each worker's and the switch's system calls during the timed all-reduces
+ *                      ({@link SyscallCounter}: needs perf); rows then say them per all-reduce
  */
 public record BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                            DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
                            long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
-                           Rack.Spec rack, Compression compression, int switchHosts, Sparsity sparsity) {
+                           Rack.Spec rack, Compression compression, int switchHosts, Sparsity sparsity,
+                           boolean syscalls) {
+    /** Without counting system calls. */
+    public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
+                        DataType type, String controller, Map<String, String> workerConfig, int switchPorts,
+                        long seed, Duration workerTimeout, double dropProbability, List<AllReduceAlgorithm> algorithms,
+                        Rack.Spec rack, Compression compression, int switchHosts, Sparsity sparsity) {
+        this(workers, sizes, iterations, warmup, verify, type, controller, workerConfig, switchPorts, seed, workerTimeout,
+                dropProbability, algorithms, rack, compression, switchHosts, sparsity, false);
+    }
+
     /** Dense tensors. */
     public BenchOptions(List<Integer> workers, List<Long> sizes, int iterations, int warmup, boolean verify,
                         DataType type, String controller, Map<String, String> workerConfig, int switchPorts,

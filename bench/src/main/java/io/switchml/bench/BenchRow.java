@@ -19,10 +19,21 @@ import java.util.List;
  * @param topology where the switch sits: in the rack {@link Rack.Spec#topology()} ({@code fabric}, or {@code K-host}
  *                 for K switch servers behind a link each); on loopback {@code K-shard} for a job sharded over K
  *                 embedded switches; else null
+ * @param workerSyscalls system calls a worker's process made per all-reduce, the mean over workers and timed
+ *                 iterations (each iteration's barrier included); null when not counted ({@code bench --syscalls})
+ * @param switchSyscalls the same for the switch's processes together; null when not counted or not known (a running
+ *                 switch's, {@code --controller})
  */
 public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                        double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes,
-                       String topology) {
+                       String topology, Long workerSyscalls, Long switchSyscalls) {
+    /** Without system calls counted. */
+    public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
+                    double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes, String topology) {
+        this(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified, rateBps, wireBytes,
+                topology, null, null);
+    }
+
     /** Outside the rack's topologies. */
     public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                     double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes) {
@@ -45,13 +56,13 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
     /** The same row, measured in a rack with links of this rate. */
     public BenchRow withRate(long bitsPerSecond) {
         return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
-                bitsPerSecond, wireBytes, topology);
+                bitsPerSecond, wireBytes, topology, workerSyscalls, switchSyscalls);
     }
 
     /** The same row, measured in a rack of this topology. */
     public BenchRow withTopology(String rackTopology) {
         return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
-                rateBps, wireBytes, rackTopology);
+                rateBps, wireBytes, rackTopology, workerSyscalls, switchSyscalls);
     }
 
     /** Builds the row from every rank's report of one size. */
@@ -63,9 +74,17 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         Boolean verified = first.verified() == null ? null : Boolean.TRUE;
         long sent = 0;
         boolean sentKnown = true;
+        long syscalls = 0;
+        boolean syscallsKnown = true;
+        Long switchSyscalls = null;
         for (SizeReport r : reports) {
             sent += r.bytesSent();
             sentKnown &= r.bytesSent() >= 0;
+            syscalls += r.syscalls();
+            syscallsKnown &= r.syscalls() >= 0;
+            if (r.switchSyscalls() >= 0) {
+                switchSyscalls = Math.round((double) r.switchSyscalls() / iterations);
+            }
             for (int i = 0; i < iterations; i++) {
                 slowest[i] = Math.max(slowest[i], r.timesNanos()[i] / 1e6);
             }
@@ -78,8 +97,9 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         double median = iterations % 2 == 1 ? slowest[iterations / 2]
                 : (slowest[iterations / 2 - 1] + slowest[iterations / 2]) / 2;
         Long wire = sentKnown ? Math.round((double) sent / reports.size() / iterations) : null;
+        Long workerSyscalls = syscallsKnown ? Math.round((double) syscalls / reports.size() / iterations) : null;
         return new BenchRow(algo, workers, first.bytes(), type, iterations, median, slowest[0], slowest[iterations - 1],
-                retransmissions, verified, null, wire);
+                retransmissions, verified, null, wire, null, workerSyscalls, switchSyscalls);
     }
 
     /** Bytes on the wire per worker over the tensor's bytes (1.5 for a 4-worker ring); null when unknown. */

@@ -43,6 +43,8 @@ public final class BenchRunner {
     private final int leaves;
     /** With leaves: each leaf's controller, leaf 0 first, once they run; rank r joins the leaf that serves it. */
     private List<String> leafControllers;
+    /** The processes of the switches this run started, whose system calls rank 0 counts ({@code --syscalls}). */
+    private List<Long> switchPids = List.of();
 
     /** Prints what happens (the switch, worker errors, a line per group and per row) on {@code progress}. */
     public BenchRunner(BenchOptions options, PrintStream progress) {
@@ -87,6 +89,14 @@ public final class BenchRunner {
         this.leaves = leaves;
     }
 
+    /** Fails, saying why, where {@code --syscalls} cannot count here (no perf, or no right to trace). */
+    public static void requireSyscallCounting() {
+        String why = SyscallCounter.unavailableReason();
+        if (why != null) {
+            throw new BenchException("--syscalls: " + why);
+        }
+    }
+
     public List<BenchRow> run(Consumer<BenchRow> rows) throws InterruptedException {
         if (options.rack() != null) {
             return runInRack(rows);
@@ -112,6 +122,7 @@ public final class BenchRunner {
                 }
                 switchSettings = SwitchSettings.of(controllers);
             }
+            switchPids = embedded.isEmpty() ? List.of() : List.of(ProcessHandle.current().pid()); // embedded: this JVM
             String topology = embedded.size() + "-shard";
             UnaryOperator<BenchRow> label = embedded.size() >= 2 ? row -> row.withTopology(topology)
                     : embedded.size() == 1 ? new TransportLabel(embedded.get(0)) : row -> row;
@@ -126,6 +137,7 @@ public final class BenchRunner {
         try (EmbeddedHierarchy hierarchy = EmbeddedHierarchy.start(leaves, options.switchPorts(), options.dropProbability(),
                 progress)) {
             leafControllers = hierarchy.leafControllers();
+            switchPids = List.of(ProcessHandle.current().pid());
             String topology = leaves + "-leaves";
             return runAll(SwitchSettings.of(List.of(leafControllers.get(0))), null, row -> row.withTopology(topology), rows);
         } finally {
@@ -174,6 +186,8 @@ public final class BenchRunner {
                         switchSettings = SwitchSettings.of(RackSwitch.startAll(rack, options.switchPorts(), progress, switches));
                     }
                 }
+                // ip netns exec execs the JVM, so each process is a switch's JVM itself.
+                switchPids = switches.stream().map(Process::pid).toList();
                 long rate = spec.rateBps();
                 String topology = spec.topology();
                 return runAll(switchSettings, rack, row -> row.withRate(rate).withTopology(topology), rows);
@@ -218,7 +232,8 @@ public final class BenchRunner {
         // The job's secret goes to its ranks only: a stranger cannot take one of its seats.
         Map<String, String> environment = algorithm.needsSwitch() ? JobSecret.forWorkers(config) : Map.of();
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),
-                options.type(), options.seed(), algorithm, options.compression(), 0, options.sparsity());
+                options.type(), options.seed(), algorithm, options.compression(), 0, options.sparsity(), options.syscalls(),
+                algorithm.needsSwitch() ? switchPids : List.of());
         long maxBytes = options.sizes().stream().mapToLong(Long::longValue).max().orElse(0);
         BlockingQueue<SizeReport> reports = new LinkedBlockingQueue<>();
         BlockingQueue<PeerEndpoints.Endpoint> endpoints = new LinkedBlockingQueue<>();

@@ -106,29 +106,36 @@ public final class BenchWorker {
         WorkerConnection.Counters before = session.counters();
         long windows = 0; // switchml: bytes sent during the all-reduces only (its barrier is a packet all-reduce too)
         long loopStart = 0;
-        for (int i = 0; i < times.length; i++) {
-            pause();
-            allReduce.barrier();
-            long sentBefore = session.counters().bytesSent();
-            if (i == 0) {
-                loopStart = sentBefore; // after a barrier: every worker's warm-up traffic is out
+        long sent;
+        TimedSyscalls syscalls = TimedSyscalls.of(plan, allReduce.rank());
+        try (syscalls) {
+            syscalls.start();
+            for (int i = 0; i < times.length; i++) {
+                pause();
+                allReduce.barrier();
+                long sentBefore = session.counters().bytesSent();
+                if (i == 0) {
+                    loopStart = sentBefore; // after a barrier: every worker's warm-up traffic is out
+                }
+                long t0 = System.nanoTime();
+                tensor.allReduce().run();
+                times[i] = System.nanoTime() - t0;
+                windows += session.counters().bytesSent() - sentBefore;
             }
-            long t0 = System.nanoTime();
-            tensor.allReduce().run();
-            times[i] = System.nanoTime() - t0;
-            windows += session.counters().bytesSent() - sentBefore;
-        }
-        long sent = windows;
-        if (!plan.algorithm().needsSwitch()) {
-            // The TCP baselines leave out their barriers' bytes themselves; a ps worker's server may still be sending
-            // the last results to the other ranks when its own all-reduce returns, and a barrier waits for that.
-            allReduce.barrier();
-            sent = session.counters().bytesSent() - loopStart;
+            sent = windows;
+            if (!plan.algorithm().needsSwitch()) {
+                // The TCP baselines leave out their barriers' bytes themselves; a ps worker's server may still be sending
+                // the last results to the other ranks when its own all-reduce returns, and a barrier waits for that.
+                allReduce.barrier();
+                sent = session.counters().bytesSent() - loopStart;
+            }
+            syscalls.stop();
         }
         WorkerConnection.Counters after = session.counters();
         Boolean verified = plan.verify() ? tensor.exact().getAsBoolean() : null;
         return new SizeReport(allReduce.rank(), bytes, times, verified, tensor.digest().getAsLong(),
-                after.retransmissions() - before.retransmissions(), after.packets() - before.packets(), sent);
+                after.retransmissions() - before.retransmissions(), after.packets() - before.packets(), sent,
+                syscalls.worker(), syscalls.switchSide());
     }
 
     /** A generated input and its output buffer, of either element type. */

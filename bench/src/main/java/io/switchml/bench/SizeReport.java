@@ -11,10 +11,19 @@ import io.switchml.launch.ReportLine;
  * @param digest    hash of the result's bits: equal on every worker when results are bit-identical
  * @param bytesSent bytes this worker put on the wire during the timed iterations (all of them together), or -1
  *                  when unknown
+ * @param syscalls  system calls this worker's process made during the timed iterations (barriers included), or -1
+ *                  when not counted
+ * @param switchSyscalls rank 0: those of the switch's processes over the same stretch, or -1 when not counted
  */
 public record SizeReport(int rank, long bytes, long[] timesNanos, Boolean verified, long digest, long retransmissions,
-                         long packets, long bytesSent) {
+                         long packets, long bytesSent, long syscalls, long switchSyscalls) {
     static final String KIND = "RESULT";
+
+    /** Without system calls counted. */
+    public SizeReport(int rank, long bytes, long[] timesNanos, Boolean verified, long digest, long retransmissions,
+                      long packets, long bytesSent) {
+        this(rank, bytes, timesNanos, verified, digest, retransmissions, packets, bytesSent, -1, -1);
+    }
 
     /** Without a byte count. */
     public SizeReport(int rank, long bytes, long[] timesNanos, Boolean verified, long digest, long retransmissions,

@@ -27,10 +27,21 @@ import java.util.Objects;
  * @param compression {@code topk} and {@code qsgd}: their settings
  * @param pauseMs    idle time before each timed all-reduce, for measuring what a joined, waiting job costs (0: none)
  * @param sparsity   which of the tensors' rows hold values ({@link TensorGenerator})
+ * @param syscalls   count this worker's system calls during the timed all-reduces, and rank 0 those of the processes
+ *                   {@code switchPids} (the switch's: an embedded switch is the bench's own process)
+ * @param switchPids the switch processes whose system calls rank 0 counts; empty where the bench does not know them
  */
 public record WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                          DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs,
-                         Sparsity sparsity) {
+                         Sparsity sparsity, boolean syscalls, List<Long> switchPids) {
+    /** Without counting system calls. */
+    public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
+                      DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs,
+                      Sparsity sparsity) {
+        this(config, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, sparsity, false,
+                List.of());
+    }
+
     /** Dense tensors. */
     public WorkerPlan(Map<String, String> config, List<Long> sizes, int iterations, int warmup, boolean verify,
                       DataType type, long seed, AllReduceAlgorithm algorithm, Compression compression, long pauseMs) {
@@ -69,13 +80,15 @@ public record WorkerPlan(Map<String, String> config, List<Long> sizes, int itera
             throw new IllegalArgumentException("need at least 1 iteration, and no negative warmup or pause");
         }
         java.util.Objects.requireNonNull(sparsity, "sparsity");
+        switchPids = switchPids == null ? List.of() : List.copyOf(switchPids);
     }
 
     /** The same plan for another rank. */
     public WorkerPlan withConfig(String key, String value) {
         Map<String, String> c = new LinkedHashMap<>(config);
         c.put(key, value);
-        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, sparsity);
+        return new WorkerPlan(c, sizes, iterations, warmup, verify, type, seed, algorithm, compression, pauseMs, sparsity,
+                syscalls, switchPids);
     }
 
     /** The plan as the one argument of a worker process ({@link PlanJson}). */

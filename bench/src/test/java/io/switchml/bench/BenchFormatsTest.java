@@ -131,6 +131,30 @@ class BenchFormatsTest {
     }
 
     @Test
+    void systemCallsAreAWorkersMeanAndTheSwitchsPerAllReduce() {
+        BenchRow row = BenchRow.of("switchml", 2, "float32", List.of(
+                new SizeReport(0, 4096, new long[]{1, 2}, null, 1, 0, 0, 300, 1000, 7000),
+                new SizeReport(1, 4096, new long[]{1, 2}, null, 1, 0, 0, 300, 600, -1)));
+        assertThat(row.workerSyscalls()).isEqualTo(400); // (1000 + 600) / 2 workers / 2 iterations
+        assertThat(row.switchSyscalls()).isEqualTo(3500); // rank 0's count of the switch, per iteration
+        assertThat(row.withRate(1000).withTopology("fabric").switchSyscalls()).isEqualTo(3500);
+        assertThat(BenchFormat.TABLE.line(row)).endsWith("400/3500");
+        assertThat(BenchFormat.JSON.line(row)).contains("\"worker_syscalls\": 400", "\"switch_syscalls\": 3500");
+
+        BenchRow ring = BenchRow.of("ring", 2, "float32", List.of(
+                new SizeReport(0, 4096, new long[]{1}, null, 1, 0, 0, 300, 50, -1),
+                new SizeReport(1, 4096, new long[]{1}, null, 1, 0, 0, 300, 70, -1)));
+        assertThat(ring.switchSyscalls()).as("no switch").isNull();
+        assertThat(BenchFormat.TABLE.line(ring)).endsWith("60/-");
+
+        BenchRow uncounted = BenchRow.of("ring", 2, "float32", List.of(
+                new SizeReport(0, 4, new long[]{1}, null, 1, 0, 0, 10), new SizeReport(1, 4, new long[]{1}, null, 1, 0, 0, 10)));
+        assertThat(uncounted.workerSyscalls()).isNull();
+        assertThat(BenchFormat.TABLE.line(uncounted)).endsWith(" -");
+        assertThat(BenchFormat.JSON.line(uncounted)).contains("\"worker_syscalls\": null", "\"switch_syscalls\": null");
+    }
+
+    @Test
     void endpointsSurviveTheirLineFormats() {
         PeerEndpoints.Endpoint mine = new PeerEndpoints.Endpoint(2, new InetSocketAddress("127.0.0.1", 41000),
                 new InetSocketAddress("127.0.0.1", 41001));

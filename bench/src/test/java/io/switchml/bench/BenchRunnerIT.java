@@ -57,6 +57,19 @@ class BenchRunnerIT {
     }
 
     @Test
+    void rowsSayTheSystemCallsOfEachSidePerAllReduce() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(SyscallCounter.unavailableReason() == null, "perf cannot count here");
+        BenchOptions options = new BenchOptions(List.of(2), List.of(1L << 20), 2, 1, true, DataType.FLOAT32, null,
+                Map.of(), 1, 3, Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.switchMl(), AllReduceAlgorithm.named("ring")),
+                null, Compression.DEFAULTS, 0, Sparsity.DENSE, true);
+        List<BenchRow> rows = new BenchRunner(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(rows).extracting(BenchRow::algo).containsExactly("switchml", "ring");
+        assertThat(rows).allSatisfy(r -> assertThat(r.workerSyscalls()).as("%s", r).isPositive());
+        assertThat(rows.get(0).switchSyscalls()).as("the embedded switch's").isPositive();
+        assertThat(rows.get(1).switchSyscalls()).as("the ring has no switch").isNull();
+    }
+
+    @Test
     void workerProcessesGetExactIntSumsWithSwitchMlSizedPackets() throws Exception {
         List<BenchRow> rows = new BenchRunner(options(List.of(2), List.of(1000L, 65_540L), DataType.INT32,
                 Map.of("switchml.elementsPerPacket", "64", "switchml.threads", "2")),

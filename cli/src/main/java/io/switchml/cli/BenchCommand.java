@@ -63,6 +63,12 @@ final class BenchCommand implements Callable<Integer> {
             + " started, and per row with the time elapsed and an estimate of the time left).")
     boolean quiet;
 
+    @Option(names = "--syscalls", description = "Count the system calls each worker's process and the switch's made during"
+            + " the timed all-reduces, with perf's raw_syscalls tracepoint (needs perf, Debian's linux-perf, and root or"
+            + " kernel.perf_event_paranoid <= 1); rows give them per all-reduce: a worker's (the mean) / the switch's"
+            + " (none for a running switch, --controller).")
+    boolean syscalls;
+
     @Option(names = "--controller", description = "HOST:PORT of a running switch's controller instead of an embedded switch.")
     String controller;
 
@@ -181,9 +187,12 @@ final class BenchCommand implements Callable<Integer> {
         BenchOptions options = new BenchOptions(workers, sizes.bytes(), sizes.iterations, sizes.warmup, sizes.verify,
                 sizes.dataType(), controller, settings, switchPorts, sizes.seed, timeout, switchDrop, algos, rackSpec,
                 compression.compression().withMomentum(topKMomentum), rack || switchHosts == null ? 0 : switchHosts,
-                sizes.sparsity());
+                sizes.sparsity(), syscalls);
         if (rack) {
             Rack.requireRoot(Rack.effectiveUid()); // before anything else, with the clear message
+        }
+        if (syscalls) {
+            BenchRunner.requireSyscallCounting(); // before the run, which may be long
         }
         if (plot != null) {
             PlotFiles.requireWritable(plot); // before the run, which may be long

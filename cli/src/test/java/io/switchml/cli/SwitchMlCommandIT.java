@@ -68,7 +68,7 @@ class SwitchMlCommandIT {
         List<String> lines = out.lines().toList();
         assertThat(lines).as("a header and one row; progress goes to standard error").hasSize(2);
         assertThat(lines.get(0)).isEqualTo("algo,workers,bytes,type,iterations,median_ms,min_ms,max_ms,algbw_gbps,"
-                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction,wire_bytes,wire_ratio,topology,kernels");
+                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction,wire_bytes,wire_ratio,topology,kernels,worker_syscalls,switch_syscalls");
         assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").contains(",,,"); // not verified, no rate
         BufferedImage image = ImageIO.read(png.toFile());
         assertThat(image.getWidth()).isPositive();
@@ -84,7 +84,7 @@ class SwitchMlCommandIT {
                     "--elements-per-packet", "64");
             assertThat(out).contains("algo", "median_ms", "busbw_Gbps");
             assertThat(out.lines().filter(l -> l.startsWith("switchml")).toList()).hasSize(3)
-                    .allSatisfy(l -> assertThat(l).contains("int32").endsWith(" yes        -")); // verified; no rack topology
+                    .allSatisfy(l -> assertThat(l).contains("int32").endsWith(" yes        -               -")); // verified; no rack topology; no system calls counted
             assertThat(service.dataplane().counters().get("contributions")).isPositive();
         }
     }

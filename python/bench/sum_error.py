@@ -4,7 +4,8 @@ backend and through a Gloo group, in float32, and in float64 through Gloo as the
 error of each against the float64 sum, how many elements differ between the two float32 sums, and the parameter
 tensors with the largest error relative to their own largest sum.
 
-Run: switchml torchrun --workers 2 python/bench/sum_error.py --model resnet50"""
+Run: SWITCHML_AGENT_PER_HOST=0 switchml torchrun --workers 2 python/bench/sum_error.py --model resnet50
+(an agent per rank: on one host, ranks that share an agent make a job of one worker, whose sum skips the switch)"""
 
 import argparse
 

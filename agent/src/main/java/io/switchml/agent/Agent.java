@@ -2,6 +2,7 @@ package io.switchml.agent;
 
 import io.switchml.api.AllReduce;
 import io.switchml.api.ReduceOp;
+import io.switchml.launch.AllReduceAlgorithm;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -67,10 +68,14 @@ public final class Agent {
     private final List<SocketChannel> connections = new CopyOnWriteArrayList<>();
     private volatile boolean attached;
     private volatile AllReduce abandoned;
+    /** The job is this host alone and its algorithm sums exactly: the local sum is every round's result. */
+    private final boolean oneHost;
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     public Agent(AgentOptions options, PrintStream log) {
         this.options = options;
         this.log = log;
+        this.oneHost = options.workers() == 1 && !AllReduceAlgorithm.named(options.algorithm()).compressed();
     }
 
     /**
@@ -249,7 +254,12 @@ public final class Agent {
         }
     }
 
-    /** The host's all-reduce of {@code round}: the local sum, then the job's all-reduce of it, in place in the first region. */
+    /**
+     * The host's all-reduce of {@code round}: the local sum, then the job's all-reduce of it, in place in the first region.
+     * A job of one host (one worker) has no other host's sum to add: its all-reduce would only send the local sum through
+     * the switch and back (quantised to the block's exponent on the way), so the local sum is the result
+     * (docs/ARCHITECTURE.md section 16). Compressing algorithms still run: their result is not their input.
+     */
     private Pending submit(AllReduce job, SharedTensors shared, LocalReduction sums, LocalRounds.Round round) {
         int n = processes.size();
         int divisor = round.op() == ReduceOp.MEAN && !options.local().meanIsTheJobs(options.workers()) ? options.local().launchRanks() : 1;
@@ -262,7 +272,8 @@ public final class Agent {
             if (n > 1) {
                 sums.sumFloats(tensors, round.count());
             }
-            return new Pending(round, job.allReduceAsync(tensors[0], tensors[0], op), tensors, null, divisor, null);
+            return new Pending(round, oneHost ? DONE : job.allReduceAsync(tensors[0], tensors[0], op), tensors, null,
+                    divisor, null);
         }
         IntBuffer[] tensors = new IntBuffer[n];
         for (int i = 0; i < n; i++) {
@@ -271,7 +282,8 @@ public final class Agent {
         if (n > 1) {
             sums.sumInts(tensors, round.count());
         }
-        return new Pending(round, job.allReduceAsync(tensors[0], tensors[0], op), null, tensors, divisor, null);
+        return new Pending(round, oneHost ? DONE : job.allReduceAsync(tensors[0], tensors[0], op), null, tensors, divisor,
+                null);
     }
 
     /**

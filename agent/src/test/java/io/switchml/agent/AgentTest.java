@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
@@ -187,10 +188,15 @@ class AgentTest {
         assertThat(logs.get(0).toString()).contains("job rank 0 of 2, for ranks [0, 1] of the launch's 3");
     }
 
-    @Test
-    void aHostsResultIsTheReferencesBitForBitOnEveryRank() throws Exception {
-        // Three ranks on the first host, one on the second; values of every magnitude, so the local float sums round.
-        List<List<Integer>> hosts = List.of(List.of(0, 1, 2), List.of(3));
+    /** Three ranks on one host, one on another; and three on one host alone, whose job has nothing to add to its sum. */
+    static List<List<List<Integer>>> layouts() {
+        return List.of(List.of(List.of(0, 1, 2), List.of(3)), List.of(List.of(0, 1, 2)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("layouts")
+    void aHostsResultIsTheReferencesBitForBitOnEveryRank(List<List<Integer>> hosts) throws Exception {
+        // Values of every magnitude, so the local float sums round.
         List<CompletableFuture<Integer>> runs = start("switchml", hosts);
         joinAll();
         int count = 10_000;
@@ -225,6 +231,17 @@ class AgentTest {
                             result[e], expected[e]).isEqualTo(Float.floatToRawIntBits(expected[e]));
                 }
             }
+        }
+        if (hosts.size() == 1) {
+            // One host: the result is its ranks' float32 sum in rank order, and no slot of the switch ever completed.
+            float[] sum = inputs[0][0].clone();
+            for (int l = 1; l < inputs[0].length; l++) {
+                for (int e = 0; e < count; e++) {
+                    sum[e] += inputs[0][l][e];
+                }
+            }
+            assertThat(ReferenceAllReduce.hostFloats(inputs, 256, ReduceOp.SUM)).isEqualTo(sum);
+            assertThat(embedded.dataplane().counters().get("results_sent")).isZero();
         }
         for (Client c : clients) {
             c.send("BYE");

@@ -94,7 +94,8 @@ public final class ReferenceAllReduce {
      * (docs/ARCHITECTURE.md, "Hosts of several ranks"): each host's tensors summed in float32, in its ranks' order
      * ({@code ((a + b) + c)}), the switch path's SUM over the hosts' sums, and for MEAN that sum divided by all the
      * hosts' ranks in float32 (the job's MEAN would divide by its workers, the hosts). With one rank per host it is
-     * {@link #floats(float[][], int, ReduceOp)}.
+     * {@link #floats(float[][], int, ReduceOp)}. With one host the host's float32 sum is the result (MEAN: divided by
+     * its ranks): a job of one worker has nothing to add to it, and its agent sends nothing through the switch.
      */
     public static float[] hostFloats(float[][][] tensorByRankByHost, int elementsPerPacket, ReduceOp op) {
         int ranks = 0;
@@ -109,11 +110,15 @@ public final class ReferenceAllReduce {
                 }
             }
         }
-        if (ranks == hostSums.length) {
+        float[] result;
+        if (hostSums.length == 1) {
+            result = hostSums[0];
+        } else if (ranks == hostSums.length) {
             return floats(hostSums, elementsPerPacket, op);
+        } else {
+            result = floats(hostSums, elementsPerPacket, ReduceOp.SUM);
         }
-        float[] result = floats(hostSums, elementsPerPacket, ReduceOp.SUM);
-        if (op == ReduceOp.MEAN) {
+        if (op == ReduceOp.MEAN && ranks > 1) {
             for (int i = 0; i < result.length; i++) {
                 result[i] /= ranks;
             }

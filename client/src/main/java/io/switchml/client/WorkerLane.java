@@ -3,6 +3,8 @@ package io.switchml.client;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
@@ -14,6 +16,8 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One worker thread's {@link LaneEngine} on its channel's Netty event loop: the engine's transport
@@ -27,6 +31,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> implements LaneEngine.Transport,
         IpcLink.Receiver {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerLane.class);
     private final Channel channel;
     /** The shared-memory port's link, or null over UDP. */
     private final IpcLink link;
@@ -40,6 +45,10 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     /** The packets of this burst not yet written, while they can go as one segmented datagram; null without GSO. */
     private final SegmentRun run;
     private final InetSocketAddress switchEndpoint;
+    /** Turns segmentation off for good when the kernel refuses a segmented datagram on this path. */
+    private final ChannelFutureListener segmentedSent = this::segmentedSent;
+    /** False once a segmented datagram failed (a path whose device cannot checksum it): one datagram per packet. */
+    private boolean segmenting;
     /** Ticks while the engine is busy; null while it is idle, so that a waiting job wakes nobody. */
     private ScheduledFuture<?> timer;
 
@@ -62,9 +71,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
         for (int i = 0; i < window; i++) {
             packets[i] = Unpooled.wrappedBuffer(engine.packetBuffer(i));
         }
-        boolean segmented = link == null && segmentation;
-        this.sendMemory = segmented ? Unpooled.wrappedBuffer(engine.packetMemory()) : null;
-        this.run = segmented ? new SegmentRun(size.packetBytes()) : null;
+        this.segmenting = link == null && segmentation;
+        this.sendMemory = segmenting ? Unpooled.wrappedBuffer(engine.packetMemory()) : null;
+        this.run = segmenting ? new SegmentRun(size.packetBytes()) : null;
     }
 
     int index() {
@@ -129,7 +138,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             link.send(slot, packet, length);
             return;
         }
-        if (run == null) {
+        if (!segmenting) {
             write(slot, length);
         } else if (!run.add(slot, length)) {
             writeRun();
@@ -143,7 +152,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             link.flush();
             return;
         }
-        if (run != null) {
+        if (segmenting) {
             writeRun();
         }
         channel.flush();
@@ -167,10 +176,24 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             write(run.first(), run.bytes());
         } else {
             ByteBuf bytes = sendMemory.retainedSlice(run.first() * run.segmentBytes(), run.bytes());
-            channel.write(new SegmentedDatagramPacket(bytes, run.segmentBytes(), switchEndpoint), channel.voidPromise());
+            channel.write(new SegmentedDatagramPacket(bytes, run.segmentBytes(), switchEndpoint))
+                    .addListener(segmentedSent);
             statistics.segmentedDatagrams.increment();
         }
         run.clear();
+    }
+
+    /**
+     * A segmented datagram the kernel refused (EIO where the path's device cannot checksum it, EINVAL where it is
+     * larger than the path allows): its packets count as lost and are resent, one datagram each from now on.
+     */
+    private void segmentedSent(ChannelFuture sent) {
+        if (!sent.isSuccess() && segmenting) {
+            segmenting = false;
+            LOG.warn("worker thread {}: the kernel refused a segmented UDP datagram to the switch at {} ({}); sending one"
+                    + " datagram per packet from now on (udpSegmentation=off avoids the attempt)", engine.index(),
+                    switchEndpoint, sent.cause().toString());
+        }
     }
 
     @Override

@@ -18,8 +18,9 @@ import java.util.stream.Stream;
  * Counts one process's system calls between {@link #start()} and {@link #stop()}, with perf's
  * {@code raw_syscalls:sys_enter} tracepoint counted in the kernel: the process runs at full speed.
  * perf attaches with its counters off and turns them on and off when told on its control FIFO, which
- * it acknowledges, so the count covers exactly that stretch of the process's run. Needs perf (Debian:
- * linux-perf) and the right to trace the process (root, or {@code kernel.perf_event_paranoid} <= 1).
+ * it acknowledges, so the count covers exactly that stretch of the process's run. perf counts the threads the
+ * process has when it attaches (a benchmark worker's have all started by then: they ran its warm-up). Needs perf
+ * (Debian: linux-perf) and the right to trace the process (root, or {@code kernel.perf_event_paranoid} <= 1).
  */
 final class SyscallCounter implements AutoCloseable {
     static final String EVENT = "raw_syscalls:sys_enter";

@@ -44,16 +44,13 @@ final class SyscallCounter implements AutoCloseable {
     /** Null when perf can count system calls here; else why not, as an error message says it. */
     static String unavailableReason() {
         try {
-            Process probe = new ProcessBuilder("perf", "stat", "-x,", "-e", EVENT, "--", "true")
-                    .redirectErrorStream(true).start();
-            String out = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!probe.waitFor(REPLY_SECONDS, TimeUnit.SECONDS)) {
-                probe.destroyForcibly();
+            Finished probe = finish("perf", "stat", "-x,", "-e", EVENT, "--", "true");
+            if (!probe.ended()) {
                 return "perf stat did not finish within " + REPLY_SECONDS + " s";
             }
-            if (probe.exitValue() != 0 || out.lines().noneMatch(l -> COUNT.matcher(l).find())) {
+            if (probe.code() != 0 || probe.output().lines().noneMatch(l -> COUNT.matcher(l).find())) {
                 return "perf cannot count " + EVENT + " here (run as root, or sysctl kernel.perf_event_paranoid=1): "
-                        + out.strip();
+                        + probe.output().strip();
             }
             return null;
         } catch (IOException e) {
@@ -185,15 +182,29 @@ final class SyscallCounter implements AutoCloseable {
 
     private static void run(String... command) throws IOException {
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(REPLY_SECONDS, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IOException(String.join(" ", command) + " failed: " + out.strip());
+            Finished finished = finish(command);
+            if (!finished.ended() || finished.code() != 0) {
+                throw new IOException(String.join(" ", command) + " failed: " + finished.output().strip());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while running " + command[0], e);
         }
+    }
+
+    /** How a short command ended: whether within {@link #REPLY_SECONDS}, its exit code, its output and errors. */
+    private record Finished(boolean ended, int code, String output) {
+    }
+
+    /** Runs a short command to its end, or kills it after {@link #REPLY_SECONDS}. */
+    private static Finished finish(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(REPLY_SECONDS, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return new Finished(false, -1, out);
+        }
+        return new Finished(true, p.exitValue(), out);
     }
 
     private static void delete(Path dir) {

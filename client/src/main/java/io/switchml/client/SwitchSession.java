@@ -214,6 +214,8 @@ final class SwitchSession implements AllReduce {
             sharedMemory.attach();
         }
         statistics.transport = sharedMemory != null ? "ipc" : "udp";
+        // Fault injection acts on each datagram a lane sends, so a run of packets goes as one only without it.
+        boolean segmentation = config.udpSegmentation() && !faults.enabled() && NettyTransport.segmentation();
         for (int t = 0; t < sockets.count(); t++) {
             Channel channel = sockets.channel(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
@@ -223,8 +225,6 @@ final class SwitchSession implements AllReduce {
             // Shared memory has no link to congest.
             boolean congestionControl = sharedMemory == null
                     && config.congestion().mode().enabledFor(switchEndpoints[t].getAddress());
-            // Fault injection acts on each datagram the lane sends, so a run of packets goes as one only without it.
-            boolean segmentation = config.udpSegmentation() && !faults.enabled() && NettyTransport.segmentation();
             WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, link,
                     segmentation, statistics, this::laneFailed, lossListener == null ? null : this::switchSilent, channel,
                     switchEndpoints[t]);

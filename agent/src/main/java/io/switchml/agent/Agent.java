@@ -143,7 +143,10 @@ public final class Agent {
                 }
                 if (left <= 0 || selector.select(left) == 0) {
                     if (System.nanoTime() - deadline >= 0) {
-                        throw new IllegalStateException(notConnected());
+                        // Told to those connected now: run's clean-up closes their connections before its catch could.
+                        String why = notConnected();
+                        fail(why);
+                        throw new IllegalStateException(why);
                     }
                     continue;
                 }

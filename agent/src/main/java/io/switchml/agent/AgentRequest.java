@@ -28,4 +28,9 @@ record AgentRequest(long id, long offset, long count, ReduceOp op, boolean float
             throw new IllegalArgumentException("malformed number in request '" + line + "'", e);
         }
     }
+
+    /** The request's line, as {@link #parse} reads it. */
+    String toLine() {
+        return "R " + id + " " + offset + " " + count + " " + (op == ReduceOp.SUM ? "sum" : "mean") + " " + (floats ? "f32" : "i32");
+    }
 }

@@ -51,7 +51,9 @@ final class JobJoin {
      */
     static Map<String, String> settings(AgentOptions options, AllReduceAlgorithm algorithm) {
         SwitchMLConfig.Builder config = SwitchMLConfig.builder().environment(System.getenv()).settings(options.settings())
-                .rank(options.rank()).workers(options.workers());
+                .rank(options.rank()).workers(options.workers())
+                // The agent is its host's one worker: a layout of the launch's ranks (from the environment) is not its job's.
+                .set(SwitchMLConfig.Key.HOST_LAYOUT, "");
         if (!SwitchMLConfig.Key.properties(options.settings()).containsKey(SwitchMLConfig.Key.OPERATION_TIMEOUT_MS.property())) {
             config.operationTimeout(options.operationTimeout());
         }

@@ -64,6 +64,10 @@ public final class SwitchMLConfig {
                 + " SLURM_PROCID)"),
         WORKERS("workers", null, "number of workers in the job (required; or the environment's SWITCHML_WORKERS,"
                 + " WORLD_SIZE or SLURM_NTASKS)"),
+        HOST_LAYOUT("hostLayout", "",
+                "which ranks share a host, hosts separated by / and their ranks by , (0,1/2,3): the ranks of a host sum"
+                        + " their tensors there, through one host-local aggregator, and the switch's job has one worker per"
+                        + " host; the launchers set it for the ranks they start on one host; empty = one worker per rank"),
         ELEMENTS_PER_PACKET("elementsPerPacket", "auto",
                 "int32 elements per packet: 32, 64, 128, 256, 512, 1024, 2048 or 15360; SwitchML hardware takes 64 and 256,"
                         + " 2048 (8 KiB) fits a 9000-byte MTU, 15360 (60 KiB) only loopback; auto = the largest that fits the"
@@ -231,6 +235,7 @@ public final class SwitchMLConfig {
     private final String tlsKey;
     private final int rank;
     private final int workers;
+    private final HostLayout hostLayout;
     private final int elementsPerPacket;
     private final int slotsPerThread;
     private final int threads;
@@ -275,6 +280,7 @@ public final class SwitchMLConfig {
         }
         workers = (int) inRange(Key.WORKERS, integer(Key.WORKERS), 1, ProtocolConstants.MAX_WORKERS);
         rank = (int) inRange(Key.RANK, integer(Key.RANK), 0, workers - 1);
+        hostLayout = string(Key.HOST_LAYOUT).isBlank() ? null : HostLayout.parse(string(Key.HOST_LAYOUT), workers);
         elementsPerPacket = autoOrInteger(Key.ELEMENTS_PER_PACKET);
         if (elementsPerPacket != AUTO) {
             PayloadSize.ofElements(elementsPerPacket);
@@ -398,6 +404,11 @@ public final class SwitchMLConfig {
 
     public String job() {
         return job;
+    }
+
+    /** Which ranks share a host ({@link Key#HOST_LAYOUT}); null: one worker per rank. */
+    public HostLayout hostLayout() {
+        return hostLayout;
     }
 
     /** The job's secret: {@code jobSecret}, or else the first line of {@code jobSecretFile}; empty when neither is set. */

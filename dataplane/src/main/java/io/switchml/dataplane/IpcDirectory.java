@@ -1,11 +1,11 @@
 package io.switchml.dataplane;
 
+import io.switchml.ipc.PrivateHome;
 import io.switchml.ipc.RequestRing;
 import io.switchml.ipc.ResultBoard;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -14,10 +14,8 @@ import java.nio.file.Paths;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Set;
@@ -41,8 +39,7 @@ import org.slf4j.LoggerFactory;
 final class IpcDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IpcDirectory.class);
     private static final String PREFIX = "switchml-ipc-";
-    private static final String HOME_PREFIX = "switchml-";
-    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OWNER_ONLY = PrivateHome.OWNER_ONLY;
     /**
      * Request bytes a port's ring holds: a few windows of the largest (60 KiB) packets, and small enough
      * to stay in the cache between the worker that writes a packet and the switch thread that reads it
@@ -85,25 +82,14 @@ final class IpcDirectory implements AutoCloseable {
 
     /** The home of this user's switches under {@code parent}, made if missing; null where it cannot be trusted. */
     static Path trustedHome(Path parent) {
-        String user = System.getProperty("user.name", "");
-        Path home = parent.resolve(HOME_PREFIX + user.replaceAll("[^A-Za-z0-9._-]", "_"));
         try {
-            try {
-                Files.createDirectory(home, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-            } catch (FileAlreadyExistsException existing) {
-                // checked below like one this call made
-            }
-            PosixFileAttributes attributes = Files.readAttributes(home, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            UserPrincipal self = home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user);
-            String refused = !attributes.isDirectory() ? "it is not a directory (a link?)"
-                    : !attributes.owner().equals(self) ? "it belongs to " + attributes.owner().getName() + ", not " + user
-                    : !attributes.permissions().equals(OWNER_ONLY)
-                    ? "its mode is " + PosixFilePermissions.toString(attributes.permissions()) + ", not rwx------" : null;
-            if (refused == null) {
-                return home;
+            PrivateHome home = PrivateHome.under(parent);
+            if (home.trusted()) {
+                return home.path();
             }
             LOG.warn("security: not using {} for the shared-memory port: {}; the port's directory goes straight under {} and"
-                    + " directories that dead switches left are not removed (remove {} to restore this)", home, refused, parent, home);
+                    + " directories that dead switches left are not removed (remove {} to restore this)", home.path(),
+                    home.refused(), parent, home.path());
         } catch (IOException | UnsupportedOperationException e) {
             LOG.debug("no home for the shared-memory port under {}: {}", parent, e.getMessage());
         }

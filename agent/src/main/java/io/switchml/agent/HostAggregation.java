@@ -1,0 +1,112 @@
+package io.switchml.agent;
+
+import io.switchml.client.HostLayout;
+import io.switchml.client.SwitchMLConfig;
+import io.switchml.collectives.Compression;
+import io.switchml.ipc.PrivateHome;
+import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.WorkerConnection;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Opens a JVM rank's all-reduce (the training workers, Spark's barrier tasks, {@code switchml worker}): through its
+ * host's agent where the settings' host layout ({@code switchml.hostLayout}) puts other ranks on its host, else the
+ * algorithm's own, one worker per rank (docs/ARCHITECTURE.md section 16).
+ *
+ * <p>The host's first rank in the layout runs the agent in its own process ({@link InProcessAgent}); every rank of the
+ * host, that one included, speaks to it through an {@link AgentClient}. They find it without talking to each other:
+ * its socket and shared memory have names made from the controller, the job and the host's index, in this user's own
+ * directory under /dev/shm ({@link PrivateHome}: 0700, never a link), so no other user can take or steer them.
+ */
+public final class HostAggregation {
+    /** Bytes of each rank's region of the shared memory; a larger tensor goes in parts (tmpfs pages are taken as touched). */
+    static final long REGION_BYTES = 64L << 20;
+    /** How long the agent waits for the next request before it leaves the job, as {@code switchml agent}'s default. */
+    static final Duration IDLE_TIMEOUT = Duration.ofMinutes(30);
+
+    private HostAggregation() {
+    }
+
+    /** Opens {@code algorithm} for the rank configured by {@code settings}, through its host's agent where the layout says so. */
+    public static WorkerConnection open(AllReduceAlgorithm algorithm, Map<String, String> settings, Compression compression,
+                                        WorkerConnection.PeerExchange peers) {
+        return open(algorithm, settings, compression, peers, REGION_BYTES);
+    }
+
+    /** The same with regions of {@code regionBytes} each. */
+    static WorkerConnection open(AllReduceAlgorithm algorithm, Map<String, String> settings, Compression compression,
+                                 WorkerConnection.PeerExchange peers, long regionBytes) {
+        SwitchMLConfig config = SwitchMLConfig.builder().settings(settings).build();
+        HostLayout layout = config.hostLayout();
+        if (layout == null || !layout.groupsRanks()) {
+            return algorithm.open(settings, compression, peers);
+        }
+        if (!algorithm.needsSwitch() || algorithm.compressed()) {
+            throw new IllegalArgumentException("ranks that share a host (" + SwitchMLConfig.Key.HOST_LAYOUT.property() + " = "
+                    + layout + ") aggregate through their host's agent, which sums exactly and sends one contribution to a"
+                    + " switch; " + algorithm.id() + " does not: leave " + SwitchMLConfig.Key.HOST_LAYOUT.property() + " empty");
+        }
+        int host = layout.hostOf(config.rank());
+        Path[] place = place(config, settings.getOrDefault(SwitchMLConfig.Key.SHARDS.property(), ""), host);
+        InProcessAgent agent = null;
+        if (layout.ranksOf(host).get(0) == config.rank()) {
+            agent = InProcessAgent.start(new AgentOptions(algorithm.id(), host, layout.hostCount(), config.controller(),
+                    config.job(), place[0], place[1], regionBytes, jobSettings(settings), config.joinTimeout(),
+                    config.operationTimeout(), IDLE_TIMEOUT, new AgentOptions.LocalRanks(layout.ranksOf(host), layout.rankCount())));
+        }
+        // The agent fails by itself, saying why, when its ranks do not all connect within the connect timeout.
+        AgentClient client = AgentClient.connect(place[0], place[1], config.rank(), layout.rankCount(), config.joinTimeout(),
+                config.operationTimeout(), agent);
+        return new WorkerConnection(client, () -> new WorkerConnection.Counters(0, 0, 0), 0, 32);
+    }
+
+    /** The settings the agent joins the job with: the rank's, less what makes it a rank (the agent is its host's worker). */
+    private static Map<String, String> jobSettings(Map<String, String> settings) {
+        Map<String, String> job = new LinkedHashMap<>(settings);
+        job.remove(SwitchMLConfig.Key.RANK.property());
+        job.remove(SwitchMLConfig.Key.WORKERS.property());
+        job.remove(SwitchMLConfig.Key.HOST_LAYOUT.property());
+        return job;
+    }
+
+    /** The agent's socket and shared memory for host {@code host} of the job, in this user's private directory. */
+    static Path[] place(SwitchMLConfig config, String shards, int host) {
+        Path base = Files.isDirectory(Path.of("/dev/shm")) && Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm")
+                : Path.of(System.getProperty("java.io.tmpdir"));
+        PrivateHome home;
+        try {
+            home = PrivateHome.under(base);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make this user's directory under " + base + " for the host's agent: "
+                    + e.getMessage(), e);
+        }
+        if (!home.trusted()) {
+            throw new IllegalStateException("the host's agent finds its ranks by names in " + home.path() + ", which cannot"
+                    + " be trusted: " + home.refused() + " (remove it, or leave " + SwitchMLConfig.Key.HOST_LAYOUT.property()
+                    + " empty for one worker per rank)");
+        }
+        String name = "agent-" + digest(config.controller() + "|" + shards + "|" + config.job()
+                + "|" + host);
+        return new Path[]{home.path().resolve(name + ".sock"), home.path().resolve(name + ".shm")};
+    }
+
+    private static String digest(String text) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 10);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.switchml.agent;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A host's agent run by one of the host's JVM ranks, in its own process ({@link HostAggregation}): no process more on
+ * the host's cores. It ends as {@code switchml agent} does, once every local rank said BYE (it leaves the job then).
+ * When a local rank dies it ends without leaving the job, like the agent's own process; the rank that runs it then
+ * fails with the reason the agent told it, and its process's end tells the controller.
+ */
+final class InProcessAgent implements AutoCloseable {
+    /** How long closing waits for the agent to leave the job once the last local rank said BYE. */
+    private static final Duration LEAVING = Duration.ofSeconds(30);
+
+    private final Agent agent;
+    private final CompletableFuture<Integer> outcome = new CompletableFuture<>();
+
+    private InProcessAgent(AgentOptions options) {
+        this.agent = new Agent(options, System.err);
+    }
+
+    /** Starts the agent on a thread of its own; it listens on its socket at once. */
+    static InProcessAgent start(AgentOptions options) {
+        InProcessAgent running = new InProcessAgent(options);
+        Thread thread = new Thread(() -> {
+            try {
+                running.outcome.complete(running.agent.run());
+            } catch (RuntimeException | Error e) {
+                running.outcome.completeExceptionally(e);
+            }
+        }, "switchml-host-agent-" + options.rank());
+        thread.setDaemon(true);
+        thread.start();
+        return running;
+    }
+
+    /** Waits for the agent to have left the job (every local rank said BYE). */
+    @Override
+    public void close() throws ExecutionException, InterruptedException, TimeoutException {
+        int code = outcome.get(LEAVING.toMillis(), TimeUnit.MILLISECONDS);
+        if (code != 0) {
+            throw new IllegalStateException("the host's agent ended with code " + code + " (its reason is on the log)");
+        }
+    }
+}

@@ -1,5 +1,6 @@
 package io.switchml.cli;
 
+import io.switchml.client.SwitchMLConfig;
 import io.switchml.training.TrainPlan;
 import io.switchml.training.TrainingSummary;
 import picocli.CommandLine.Command;
@@ -23,6 +24,10 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         TrainPlan plan = training.plan();
+        if (!plan.config().containsKey(SwitchMLConfig.Key.HOST_LAYOUT.property())) {
+            // The demo shows the switch at work: every worker its own contribution, not one sum for this host.
+            plan = plan.withConfig(SwitchMLConfig.Key.HOST_LAYOUT.property(), "");
+        }
         System.out.println("switchml demo: " + workers + " worker processes train a 784-256-128-10 perceptron on Fashion-MNIST"
                 + " (each on 1/" + workers + " of the " + (plan.trainLimit() > 0 ? plan.trainLimit() : 60000) + " training images), "
                 + plan.epochs() + " epoch(s).");

@@ -1,11 +1,14 @@
 package io.switchml.spark;
 
+import io.switchml.agent.HostAggregation;
+import io.switchml.client.HostLayout;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
 import io.switchml.launch.EmbeddedSwitch;
 import io.switchml.launch.JobSecret;
 import io.switchml.launch.WorkerConnection;
 import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.BarrierTaskInfo;
 import org.apache.spark.api.java.JavaFutureAction;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -166,7 +169,12 @@ public final class BarrierAllReduce {
                 // The TCP baselines listen on the executor's address, which the other executors reach.
                 mine.putIfAbsent(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), host);
             }
-            try (WorkerConnection connection = WorkerConnection.open(options.benchAlgorithm(), mine,
+            if (options.benchAlgorithm().needsSwitch() && !options.benchAlgorithm().compressed()
+                    && !mine.containsKey(SwitchMLConfig.Key.HOST_LAYOUT.property())) {
+                // The tasks of one executor share its process: they sum there, through one agent, as one contribution.
+                mine.put(SwitchMLConfig.Key.HOST_LAYOUT.property(), executorLayout(context).toString());
+            }
+            try (WorkerConnection connection = HostAggregation.open(options.benchAlgorithm(), mine,
                     Compression.parse(options.compression()), new BarrierPeerExchange(context))) {
                 R value = function.apply(new RankContext(rank, workers, attempt, job, connection.allReduce(), context), partition);
                 return List.of(new RankResult<>(rank, value)).iterator();
@@ -179,6 +187,15 @@ public final class BarrierAllReduce {
          */
         private static String sharedSecret(BarrierTaskContext context, int rank) {
             return context.allGather(rank == 0 ? JobSecret.fresh() : "")[0];
+        }
+
+        /** The stage's tasks grouped by their executor's address ({@code host:port}: one process each). */
+        private static HostLayout executorLayout(BarrierTaskContext context) {
+            List<String> executors = new ArrayList<>();
+            for (BarrierTaskInfo task : context.getTaskInfos()) {
+                executors.add(task.address() == null ? "" : task.address());
+            }
+            return HostLayout.byKey(executors);
         }
 
         /** The host part of the task's executor address ({@code host:port}); empty when Spark gives none. */

@@ -65,6 +65,25 @@ class BarrierAllReduceTest {
         }
     }
 
+    /** What all-reduce a rank got, and its float sum of the partition's values. */
+    static String[] throughWhatAndFloatSum(RankContext rank, java.util.Iterator<Integer> partition) {
+        float[] sum = new float[3];
+        while (partition.hasNext()) {
+            sum[0] += partition.next() * 0.5f;
+        }
+        rank.allReduce().allReduce(sum, ReduceOp.SUM);
+        return new String[]{rank.allReduce().getClass().getSimpleName(), String.valueOf(sum[0])};
+    }
+
+    @Test
+    void theTasksOfOneExecutorSumThroughOneAgentAsOneContribution() {
+        List<String[]> results = BarrierAllReduce.run(numbers(100, 2), BarrierOptions.defaults().withTimeout(Duration.ofMinutes(2)),
+                BarrierAllReduceTest::throughWhatAndFloatSum);
+        for (String[] r : results) {
+            assertThat(r).as("local mode: one executor, one agent").containsExactly("AgentClient", "2525.0");
+        }
+    }
+
     @Test
     void theRingAndTheParameterServerGiveTheSameSums() {
         for (String algorithm : List.of("ring", "ps")) {

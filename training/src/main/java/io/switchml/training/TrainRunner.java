@@ -1,6 +1,7 @@
 package io.switchml.training;
 
 import ai.djl.engine.Engine;
+import io.switchml.client.HostLayout;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.launch.EmbeddedSwitch;
 import io.switchml.launch.JobSecret;
@@ -151,6 +152,12 @@ public final class TrainRunner {
             }
             plan = plan
                     .withConfig(SwitchMLConfig.Key.JOB.property(), "train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+            if (rack == null && n > 1 && !plan.aggregation().algorithm().compressed()
+                    && !plan.config().containsKey(SwitchMLConfig.Key.HOST_LAYOUT.property())) {
+                // Every rank runs on this host: they sum here, through one agent, as the host's one contribution
+                // (docs/ARCHITECTURE.md section 16); an empty hostLayout setting keeps one worker per rank.
+                plan = plan.withConfig(SwitchMLConfig.Key.HOST_LAYOUT.property(), HostLayout.blocks(n, n).toString());
+            }
         }
         boolean exchangesEndpoints = plan.aggregation().exchangesEndpoints();
         BlockingQueue<EpochReport> reports = new LinkedBlockingQueue<>();

@@ -13,6 +13,7 @@ import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.loss.Loss;
 import ai.djl.translate.TranslateException;
+import io.switchml.agent.HostAggregation;
 import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.djl.GradientSynchronizer;
@@ -85,7 +86,7 @@ public final class TrainWorker {
         int rank = settings.rank();
         int workers = settings.workers();
         StringBuilder mine = new StringBuilder();
-        try (WorkerConnection connection = WorkerConnection.open(plan.aggregation().algorithm(), plan.config(),
+        try (WorkerConnection connection = HostAggregation.open(plan.aggregation().algorithm(), plan.config(),
                 plan.effectiveCompression(), peers)) {
             train(connection.allReduce(), shard(), testSet(), line -> {
                 mine.append(line).append('\n');
@@ -127,7 +128,7 @@ public final class TrainWorker {
     public TrainedParameters train(FashionMnist.Split shard, FashionMnist.Split test, Consumer<String> reports)
             throws IOException, TranslateException {
         try (WorkerConnection connection = plan.aggregation().isNone() ? null
-                : WorkerConnection.open(plan.aggregation().algorithm(), plan.config(), plan.effectiveCompression(), peers)) {
+                : HostAggregation.open(plan.aggregation().algorithm(), plan.config(), plan.effectiveCompression(), peers)) {
             return train(connection == null ? null : connection.allReduce(), shard, test, reports);
         }
     }

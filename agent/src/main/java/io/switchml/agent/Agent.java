@@ -3,6 +3,7 @@ package io.switchml.agent;
 import io.switchml.api.AllReduce;
 import io.switchml.api.ReduceOp;
 import io.switchml.launch.AllReduceAlgorithm;
+import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -68,6 +69,7 @@ public final class Agent {
     private final List<SocketChannel> connections = new CopyOnWriteArrayList<>();
     private volatile boolean attached;
     private volatile AllReduce abandoned;
+    private volatile WorkerConnection joined;
     /** The job is this host alone and its algorithm sums exactly: the local sum is every round's result. */
     private final boolean oneHost;
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -178,7 +180,9 @@ public final class Agent {
                 }
             }, idleMs / 4 + 1, idleMs / 4 + 1, TimeUnit.MILLISECONDS);
             try {
-                allReduce = JobJoin.open(options, this::greet);
+                WorkerConnection connection = JobJoin.open(options, this::greet);
+                joined = connection;
+                allReduce = connection.allReduce();
             } catch (RuntimeException e) {
                 fail(describe(e));
                 throw e;
@@ -319,6 +323,11 @@ public final class Agent {
      */
     public AllReduce abandonedJob() {
         return abandoned;
+    }
+
+    /** The job's connection once the agent joined it (null before): its packet size and counters. */
+    WorkerConnection joined() {
+        return joined;
     }
 
     private String heard(String line) {

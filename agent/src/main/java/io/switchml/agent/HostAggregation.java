@@ -9,6 +9,7 @@ import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Opens a JVM rank's all-reduce (the training workers, Spark's barrier tasks, {@code switchml worker}): through its
@@ -48,8 +50,8 @@ public final class HostAggregation {
     static WorkerConnection open(AllReduceAlgorithm algorithm, Map<String, String> settings, Compression compression,
                                  WorkerConnection.PeerExchange peers, long regionBytes) {
         SwitchMLConfig config = SwitchMLConfig.builder().settings(settings).build();
-        HostLayout layout = config.hostLayout();
-        if (layout == null || !layout.groupsRanks()) {
+        HostLayout layout = groupedLayout(settings);
+        if (layout == null) {
             return algorithm.open(settings, compression, peers);
         }
         if (!algorithm.needsSwitch() || algorithm.compressed()) {
@@ -68,7 +70,37 @@ public final class HostAggregation {
         // The agent fails by itself, saying why, when its ranks do not all connect within the connect timeout.
         AgentClient client = AgentClient.connect(place[0], place[1], config.rank(), layout.rankCount(), config.joinTimeout(),
                 config.operationTimeout(), agent);
-        return new WorkerConnection(client, () -> new WorkerConnection.Counters(0, 0, 0), 0, 32);
+        try {
+            return connection(client, agent, layout);
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The rank's connection: the job's packet size and lanes, which host 0's first rank knows from its agent, go to every
+     * rank (a verifier's block scaling needs them); a host's packets are counted at the rank that runs its agent.
+     */
+    private static WorkerConnection connection(AgentClient client, InProcessAgent agent, HostLayout layout) {
+        int root = layout.ranksOf(0).get(0);
+        ByteBuffer shape = ByteBuffer.allocate(2 * Integer.BYTES);
+        if (client.rank() == root) {
+            WorkerConnection job = agent.joined();
+            shape.putInt(job.elementsPerPacket()).putInt(job.laneBits());
+        }
+        ByteBuffer known = ByteBuffer.wrap(client.broadcast(shape.array(), root));
+        int elementsPerPacket = known.getInt();
+        int laneBits = known.getInt();
+        Supplier<WorkerConnection.Counters> counters = agent == null ? () -> new WorkerConnection.Counters(0, 0, 0)
+                : () -> agent.joined().counters().get();
+        return new WorkerConnection(client, counters, elementsPerPacket, laneBits);
+    }
+
+    /** The settings' layout where it puts ranks together on a host; null where every rank is a worker of the job. */
+    public static HostLayout groupedLayout(Map<String, String> settings) {
+        HostLayout layout = SwitchMLConfig.builder().settings(settings).build().hostLayout();
+        return layout == null || !layout.groupsRanks() ? null : layout;
     }
 
     /** The settings the agent joins the job with: the rank's, less what makes it a rank (the agent is its host's worker). */

@@ -1,5 +1,7 @@
 package io.switchml.agent;
 
+import io.switchml.launch.WorkerConnection;
+
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -36,6 +38,11 @@ final class InProcessAgent implements AutoCloseable {
         thread.setDaemon(true);
         thread.start();
         return running;
+    }
+
+    /** The job's connection, once the agent joined it (every local rank has its READY by then). */
+    WorkerConnection joined() {
+        return agent.joined();
     }
 
     /** Waits for the agent to have left the job (every local rank said BYE). */

@@ -1,11 +1,11 @@
 package io.switchml.agent;
 
-import io.switchml.api.AllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.collectives.Compression;
 import io.switchml.collectives.Endpoints;
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.PeerEndpoints;
+import io.switchml.launch.WorkerConnection;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,17 +32,17 @@ final class JobJoin {
     }
 
     /** Joins; returns once every rank has. */
-    static AllReduce open(AgentOptions options, Greeting greeting) {
+    static WorkerConnection open(AgentOptions options, Greeting greeting) {
         AllReduceAlgorithm algorithm = AllReduceAlgorithm.named(options.algorithm());
         Map<String, String> settings = settings(options, algorithm);
         if (!algorithm.exchangesEndpoints()) {
             greet(greeting, "-");
             return algorithm.open(settings, Compression.DEFAULTS, mine -> {
                 throw new IllegalStateException(algorithm.id() + " asked for its peers' endpoints but says it needs none");
-            }).allReduce();
+            });
         }
         return algorithm.open(settings, Compression.DEFAULTS, mine ->
-                peers(greet(greeting, endpoints(mine)), options.workers(), mine.server() != null)).allReduce();
+                peers(greet(greeting, endpoints(mine)), options.workers(), mine.server() != null));
     }
 
     /**

@@ -1,8 +1,11 @@
 package io.switchml.bench;
 
+import io.switchml.agent.HostAggregation;
 import io.switchml.api.AllReduce;
 import io.switchml.api.ReduceOp;
+import io.switchml.client.HostLayout;
 import io.switchml.launch.ExactSum;
+import io.switchml.launch.HostExactSum;
 import io.switchml.launch.WorkerConnection;
 import io.switchml.protocol.DataType;
 
@@ -73,10 +76,12 @@ public final class BenchWorker {
     }
 
     private Session open(TensorGenerator generator) {
-        WorkerConnection c = WorkerConnection.open(plan.algorithm(), plan.config(), plan.compression(), peers);
+        WorkerConnection c = HostAggregation.open(plan.algorithm(), plan.config(), plan.compression(), peers);
         int rounds = plan.warmup() + plan.iterations(); // all-reduces of each size's buffer; the last is verified
-        ResultVerifier verifier = ResultVerifier.of(plan.algorithm(), generator,
-                ExactSum.Context.of(c, plan.compression(), rounds));
+        ExactSum.Context context = ExactSum.Context.of(c, plan.compression(), rounds);
+        HostLayout hosts = HostAggregation.groupedLayout(plan.config());
+        ResultVerifier verifier = hosts == null ? ResultVerifier.of(plan.algorithm(), generator, context)
+                : new ResultVerifier(generator, context.workers(), HostExactSum.of(plan.algorithm(), context, hosts));
         return new Session(c, verifier);
     }
 

@@ -84,6 +84,15 @@ class BenchRunnerIT {
     }
 
     @Test
+    void workerProcessesThatShareHostsGetTheHostSumsExactly() throws Exception {
+        // Ranks 0 and 2 share a "host" (one agent, run by rank 0), rank 1 is one alone: the switch's job has two workers.
+        List<BenchRow> rows = new BenchRunner(options(List.of(3), List.of(8196L, (1L << 20) + 4), DataType.FLOAT32,
+                Map.of("switchml.hostLayout", "0,2/1")), new PrintStream(progress, true, StandardCharsets.UTF_8)).run(r -> { });
+        assertThat(rows).extracting(BenchRow::verified).containsExactly(true, true);
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("switchml agent ready: job rank 0 of 2, for ranks [0, 2]");
+    }
+
+    @Test
     void workerProcessesShardedOverThreeEmbeddedSwitchesGetExactSums() throws Exception {
         BenchOptions options = new BenchOptions(List.of(3), List.of(4L, (1L << 20) + 4), 2, 1, true, DataType.FLOAT32,
                 null, Map.of(), 1, 3, Duration.ofMinutes(3), 0, List.of(AllReduceAlgorithm.switchMl()), null,

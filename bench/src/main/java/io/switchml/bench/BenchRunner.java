@@ -1,5 +1,6 @@
 package io.switchml.bench;
 
+import io.switchml.client.HostLayout;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.launch.AllReduceAlgorithm;
 import io.switchml.launch.EmbeddedHierarchy;
@@ -177,10 +178,8 @@ public final class BenchRunner {
             try {
                 Map<String, String> switchSettings = Map.of();
                 if (options.algorithms().stream().anyMatch(AllReduceAlgorithm::needsSwitch)) {
-                    if (spec.ranksPerHost() > 1 || leaves > 0) {
-                        leafControllers = spec.ranksPerHost() > 1
-                                ? RackSwitch.startLeafPerHost(rack, options.switchPorts(), progress, switches)
-                                : RackSwitch.startHierarchy(rack, options.switchPorts(), progress, switches);
+                    if (leaves > 0) {
+                        leafControllers = RackSwitch.startHierarchy(rack, options.switchPorts(), progress, switches);
                         switchSettings = SwitchSettings.of(List.of(leafControllers.get(0)));
                     } else {
                         switchSettings = SwitchSettings.of(RackSwitch.startAll(rack, options.switchPorts(), progress, switches));
@@ -229,6 +228,10 @@ public final class BenchRunner {
             config.put(SwitchMLConfig.Key.JOB.property(), "bench-" + n + "w-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
+        if (rack != null && rack.spec().ranksPerHost() > 1 && algorithm.needsSwitch() && !algorithm.compressed()) {
+            // A host's ranks sum through one agent and send one contribution over its link (docs/ARCHITECTURE.md 16).
+            config.putIfAbsent(SwitchMLConfig.Key.HOST_LAYOUT.property(), HostLayout.blocks(n, rack.spec().ranksPerHost()).toString());
+        }
         // The job's secret goes to its ranks only: a stranger cannot take one of its seats.
         Map<String, String> environment = algorithm.needsSwitch() ? JobSecret.forWorkers(config) : Map.of();
         WorkerPlan plan = new WorkerPlan(config, options.sizes(), options.iterations(), options.warmup(), options.verify(),

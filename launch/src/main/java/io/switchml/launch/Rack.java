@@ -70,8 +70,8 @@ public final class Rack implements AutoCloseable {
      *                        rack of the leaf that serves it, every leaf joined to a spine namespace by one link at
      *                        the line rate (docs/ARCHITECTURE.md section 9)
      * @param ranksPerHost    1: a namespace per worker; R > 1: hosts of R workers each (the workers' namespace is the
-     *                        host's), a leaf switch in every host, whose ranks reach it through its shared-memory
-     *                        port, under a spine on the fabric (docs/ARCHITECTURE.md section 11)
+     *                        host's), whose ranks sum through one agent and send one contribution over the host's
+     *                        link to the switch on the fabric (docs/ARCHITECTURE.md section 16)
      */
     public record Spec(int workers, long rateBps, int mtu, double dropProbability, int switchHosts, int leaves,
                        int ranksPerHost) {
@@ -95,8 +95,8 @@ public final class Rack implements AutoCloseable {
                 throw new IllegalArgumentException("--ranks-per-host must be at least 1, not " + ranksPerHost);
             }
             if (ranksPerHost > 1 && (leaves > 0 || switchHosts > 0)) {
-                throw new IllegalArgumentException("--ranks-per-host puts a leaf switch in every host under a spine on the"
-                        + " fabric; leave out --leaves and --switch-hosts");
+                throw new IllegalArgumentException("--ranks-per-host sends one contribution per host, through its agent, to"
+                        + " the switch on the fabric; leave out --leaves and --switch-hosts");
             }
             if (workers % ranksPerHost != 0) {
                 throw new IllegalArgumentException(workers + " workers do not fill hosts of " + ranksPerHost + " ranks");
@@ -157,14 +157,14 @@ public final class Rack implements AutoCloseable {
          * {@code L-leaves} for L leaf racks under a spine.
          */
         public String topology() {
-            return ranksPerHost > 1 ? hosts() + "x" + ranksPerHost + "-leaf-per-host"
+            return ranksPerHost > 1 ? hosts() + "x" + ranksPerHost + "-agent-per-host"
                     : leaves > 0 ? leaves + "-leaves" : switchHosts == 0 ? "fabric" : switchHosts + "-host";
         }
 
         public String describe() {
             return workers + " workers, links " + rateBps + " bit/s (tbf burst " + burstBytes() + " B), MTU " + mtu
                     + (ranksPerHost > 1 ? ", " + hosts() + " hosts of " + ranksPerHost + " ranks behind one link each, a"
-                    + " leaf switch in each (its ranks on its shared-memory port), the spine on the fabric"
+                    + " host's ranks summing through one agent, the switch on the fabric"
                     : leaves > 0 ? ", " + leaves + " racks with a leaf switch on each fabric, under a spine behind one"
                     + " link per leaf" : switchHosts == 0 ? ", switch on the fabric" : ", switch on " + switchHosts
                     + " server(s) behind one link each")

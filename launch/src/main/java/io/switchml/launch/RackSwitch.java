@@ -64,28 +64,6 @@ public final class RackSwitch {
     }
 
     /**
-     * Hosts of several ranks (docs/ARCHITECTURE.md section 11): the spine on the fabric, and in every host a leaf
-     * whose ranks reach it through its shared-memory port and whose partial sums go to the spine over the host's one
-     * link. Returns the leaves' controllers, host 0's first.
-     */
-    public static List<String> startLeafPerHost(Rack rack, int switchPorts, PrintStream progress, List<Process> started)
-            throws InterruptedException {
-        String spineAddress = rack.switchAddress(0);
-        started.add(launchSwitch(rack.fabricNamespace(), spineAddress, spineAddress, switchPorts, List.of(), "spine",
-                progress));
-        int hosts = rack.spec().hosts();
-        List<String> controllers = new ArrayList<>();
-        for (int h = 0; h < hosts; h++) {
-            int firstRank = h * rack.spec().ranksPerHost();
-            String host = rack.workerAddress(firstRank);
-            started.add(launchSwitch(rack.workerNamespace(firstRank), host, host, switchPorts,
-                    leafRole(spineAddress, h, hosts, host), "leaf of host " + h, progress));
-            controllers.add(host + ":" + CONTROLLER_PORT);
-        }
-        return controllers;
-    }
-
-    /**
      * A leaf's options: leaf {@code index} of {@code leaves} under the spine at {@code spineAddress}; its ranks
      * present their job's secret (the spine takes the leaves, which present none).
      */

@@ -59,8 +59,8 @@ class RackTest {
     void hostsOfSeveralRanksAreChecked() {
         Rack.Spec hosts = new Rack.Spec(4, 400_000_000L, 9000, 0, 0, 0, 2);
         assertThat(hosts.hosts()).isEqualTo(2);
-        assertThat(hosts.topology()).isEqualTo("2x2-leaf-per-host");
-        assertThat(hosts.describe()).contains("2 hosts of 2 ranks behind one link each, a leaf switch in each");
+        assertThat(hosts.topology()).isEqualTo("2x2-agent-per-host");
+        assertThat(hosts.describe()).contains("2 hosts of 2 ranks behind one link each, a host's ranks summing through one agent");
         assertThat(new Rack.Spec(4, 400_000_000L, 9000, 0).ranksPerHost()).isEqualTo(1);
         assertThatThrownBy(() -> new Rack.Spec(5, 1_000_000, 1500, 0, 0, 0, 2)).hasMessageContaining("do not fill hosts of 2");
         assertThatThrownBy(() -> new Rack.Spec(4, 1_000_000, 1500, 0, 0, 2, 2)).hasMessageContaining("leave out --leaves");

@@ -106,8 +106,8 @@ final class BenchCommand implements Callable<Integer> {
     Integer leaves;
 
     @Option(names = "--hosts", paramLabel = "H", description = "With --rack and --ranks-per-host: H hosts of R ranks each,"
-            + " behind one link per host; the workers are H x R (instead of --workers). The switch path runs a leaf"
-            + " switch in every host, whose ranks use its shared-memory port, under a spine on the fabric; the ring's"
+            + " behind one link per host; the workers are H x R (instead of --workers). The switch path's ranks of a"
+            + " host sum through one agent, which sends one contribution to the switch on the fabric; the ring's"
             + " ranks on one host talk over that host's loopback.")
     Integer hosts;
 

@@ -20,20 +20,25 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class RackBenchIT {
     @Test
     void benchInTheRackVerifiesEveryAlgorithmAndLeavesNoNamespaceOrLinkBehind() throws Exception {
-        benchInTheRack("fabric");
+        benchInTheRack("fabric", 2);
     }
 
     @Test
     void withASwitchHostTheSwitchRunsBehindItsOwnLink() throws Exception {
-        benchInTheRack("1-host", "--switch-hosts", "1");
+        benchInTheRack("1-host", 2, "--switch-hosts", "1");
     }
 
     @Test
     void withTwoSwitchHostsTheJobIsShardedOverThem() throws Exception {
-        benchInTheRack("2-host", "--switch-hosts", "2");
+        benchInTheRack("2-host", 2, "--switch-hosts", "2");
     }
 
-    private static void benchInTheRack(String topology, String... options) throws Exception {
+    @Test
+    void hostsOfTwoRanksSendOneContributionEachThroughTheirAgent() throws Exception {
+        benchInTheRack("2x2-agent-per-host", 4, "--hosts", "2", "--ranks-per-host", "2");
+    }
+
+    private static void benchInTheRack(String topology, int workers, String... options) throws Exception {
         assumeTrue(Rack.effectiveUid() == 0, "skipped: the emulated rack needs root (this test runs as uid "
                 + Rack.effectiveUid() + ")");
         String probe = "smlprobe" + ProcessHandle.current().pid();
@@ -59,9 +64,9 @@ class RackBenchIT {
         System.out.println("bench --rack:\n" + String.join("\n", rows));
         assertThat(code).as("exit code").isZero();
         assertThat(rows).hasSize(2);
-        assertThat(rows.get(0)).contains("\"algo\": \"switchml\"", "\"workers\": 2", "\"verified\": true",
+        assertThat(rows.get(0)).contains("\"algo\": \"switchml\"", "\"workers\": " + workers, "\"verified\": true",
                 "\"rate_bps\": 200000000", "\"topology\": \"" + topology + "\"");
-        assertThat(rows.get(1)).contains("\"algo\": \"ring\"", "\"workers\": 2", "\"verified\": true",
+        assertThat(rows.get(1)).contains("\"algo\": \"ring\"", "\"workers\": " + workers, "\"verified\": true",
                 "\"rate_bps\": 200000000", "\"topology\": \"" + topology + "\"");
 
         String prefix = "sml" + ProcessHandle.current().pid();

@@ -43,6 +43,10 @@ class TrainRunnerIT {
         assertThat(summary.aggregationFraction()).isBetween(0.0, 1.0);
         assertThat(summary.imagesPerSecond()).isPositive();
         assertThat(output).doesNotContain("AutoNonVariableTypeMode");
+        if (aggregation.algorithm().needsSwitch()) {
+            // Both ranks run on this host: they sum through one agent, which rank 0 runs, as a job of one worker.
+            assertThat(output).contains("switchml agent ready: job rank 0 of 1, for ranks [0, 1]");
+        }
     }
 
     @org.junit.jupiter.api.Test
@@ -50,7 +54,9 @@ class TrainRunnerIT {
         // Rank 0 evaluates the CNN on the whole test set after each epoch while rank 1 waits for it in a barrier, an
         // all-reduce bounded by the operation timeout; on this project's 2-core machines that evaluation has taken
         // longer than the default 60 s (BENCHMARKS.md section 32).
-        TrainPlan plan = new TrainPlan(Map.of("switchml.operationTimeoutMs", "300000"), Aggregation.switchMl(), 2, 32, 0.002f, 3,
+        // An empty host layout: one worker per rank, through the switch, as on hosts of one rank each.
+        TrainPlan plan = new TrainPlan(Map.of("switchml.operationTimeoutMs", "300000", "switchml.hostLayout", ""),
+                Aggregation.switchMl(), 2, 32, 0.002f, 3,
                 FashionMnist.DEFAULT_DIRECTORY, 512, 1 << 20).withModel(TrainModel.CNN);
         Run run = Run.of(plan);
         TrainingSummary summary = run.summary();

@@ -49,16 +49,11 @@ public final class HostAggregation {
     /** The same with regions of {@code regionBytes} each. */
     static WorkerConnection open(AllReduceAlgorithm algorithm, Map<String, String> settings, Compression compression,
                                  WorkerConnection.PeerExchange peers, long regionBytes) {
-        SwitchMLConfig config = SwitchMLConfig.builder().settings(settings).build();
-        HostLayout layout = groupedLayout(settings);
+        HostLayout layout = groupedLayout(algorithm, settings);
         if (layout == null) {
             return algorithm.open(settings, compression, peers);
         }
-        if (!algorithm.needsSwitch() || algorithm.compressed()) {
-            throw new IllegalArgumentException("ranks that share a host (" + SwitchMLConfig.Key.HOST_LAYOUT.property() + " = "
-                    + layout + ") aggregate through their host's agent, which sums exactly and sends one contribution to a"
-                    + " switch; " + algorithm.id() + " does not: leave " + SwitchMLConfig.Key.HOST_LAYOUT.property() + " empty");
-        }
+        SwitchMLConfig config = SwitchMLConfig.builder().settings(settings).build();
         int host = layout.hostOf(config.rank());
         Path[] place = place(config, settings.getOrDefault(SwitchMLConfig.Key.SHARDS.property(), ""), host);
         InProcessAgent agent = null;
@@ -97,8 +92,15 @@ public final class HostAggregation {
         return new WorkerConnection(client, counters, elementsPerPacket, laneBits);
     }
 
-    /** The settings' layout where it puts ranks together on a host; null where every rank is a worker of the job. */
-    public static HostLayout groupedLayout(Map<String, String> settings) {
+    /**
+     * The settings' layout where it puts ranks together on a host and {@code algorithm} aggregates by host: it sums
+     * exactly through a switch ({@code switchml}); the TCP baselines and the compressing ones keep one worker per rank.
+     * Null where every rank is a worker of the job.
+     */
+    public static HostLayout groupedLayout(AllReduceAlgorithm algorithm, Map<String, String> settings) {
+        if (!algorithm.needsSwitch() || algorithm.compressed()) {
+            return null;
+        }
         HostLayout layout = SwitchMLConfig.builder().settings(settings).build().hostLayout();
         return layout == null || !layout.groupsRanks() ? null : layout;
     }

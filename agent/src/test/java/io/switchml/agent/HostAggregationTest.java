@@ -122,10 +122,10 @@ class HostAggregationTest {
     }
 
     @Test
-    void algorithmsThatDoNotSumExactlyThroughASwitchAreRefused() {
-        assertThatThrownBy(() -> HostAggregation.open(AllReduceAlgorithm.named("ring"), settings("0,1", 2, 0),
-                Compression.DEFAULTS, null, REGION))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leave switchml.hostLayout empty");
+    void theTcpBaselinesKeepOneWorkerPerRank() {
+        assertThat(HostAggregation.groupedLayout(AllReduceAlgorithm.named("ring"), settings("0,1", 2, 0))).isNull();
+        assertThat(HostAggregation.groupedLayout(AllReduceAlgorithm.switchMl(), settings("0,1", 2, 0))).hasToString("0,1");
+        assertThat(HostAggregation.groupedLayout(AllReduceAlgorithm.switchMl(), settings("0/1", 2, 0))).isNull();
     }
 
     /** What one rank got. */

@@ -228,8 +228,9 @@ public final class BenchRunner {
             config.put(SwitchMLConfig.Key.JOB.property(), "bench-" + n + "w-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         }
         config.put(SwitchMLConfig.Key.WORKERS.property(), String.valueOf(n));
-        if (rack != null && rack.spec().ranksPerHost() > 1 && algorithm.needsSwitch() && !algorithm.compressed()) {
-            // A host's ranks sum through one agent and send one contribution over its link (docs/ARCHITECTURE.md 16).
+        if (rack != null && rack.spec().ranksPerHost() > 1) {
+            // A host's ranks sum through one agent and send one contribution over its link (docs/ARCHITECTURE.md 16;
+            // algorithms that sum through a switch: the others keep one worker per rank).
             config.putIfAbsent(SwitchMLConfig.Key.HOST_LAYOUT.property(), HostLayout.blocks(n, rack.spec().ranksPerHost()).toString());
         }
         // The job's secret goes to its ranks only: a stranger cannot take one of its seats.

@@ -79,7 +79,7 @@ public final class BenchWorker {
         WorkerConnection c = HostAggregation.open(plan.algorithm(), plan.config(), plan.compression(), peers);
         int rounds = plan.warmup() + plan.iterations(); // all-reduces of each size's buffer; the last is verified
         ExactSum.Context context = ExactSum.Context.of(c, plan.compression(), rounds);
-        HostLayout hosts = HostAggregation.groupedLayout(plan.config());
+        HostLayout hosts = HostAggregation.groupedLayout(plan.algorithm(), plan.config());
         ResultVerifier verifier = hosts == null ? ResultVerifier.of(plan.algorithm(), generator, context)
                 : new ResultVerifier(generator, context.workers(), HostExactSum.of(plan.algorithm(), context, hosts));
         return new Session(c, verifier);

@@ -169,11 +169,9 @@ public final class BarrierAllReduce {
                 // The TCP baselines listen on the executor's address, which the other executors reach.
                 mine.putIfAbsent(SwitchMLConfig.Key.LOCAL_ADDRESS.property(), host);
             }
-            if (options.benchAlgorithm().needsSwitch() && !options.benchAlgorithm().compressed()
-                    && !mine.containsKey(SwitchMLConfig.Key.HOST_LAYOUT.property())) {
-                // The tasks of one executor share its process: they sum there, through one agent, as one contribution.
-                mine.put(SwitchMLConfig.Key.HOST_LAYOUT.property(), executorLayout(context).toString());
-            }
+            // The tasks of one executor share its process: they sum there, through one agent, as one contribution
+            // (algorithms that sum through a switch; the others keep one worker per rank).
+            mine.putIfAbsent(SwitchMLConfig.Key.HOST_LAYOUT.property(), executorLayout(context).toString());
             try (WorkerConnection connection = HostAggregation.open(options.benchAlgorithm(), mine,
                     Compression.parse(options.compression()), new BarrierPeerExchange(context))) {
                 R value = function.apply(new RankContext(rank, workers, attempt, job, connection.allReduce(), context), partition);

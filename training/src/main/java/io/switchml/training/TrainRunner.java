@@ -152,8 +152,7 @@ public final class TrainRunner {
             }
             plan = plan
                     .withConfig(SwitchMLConfig.Key.JOB.property(), "train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-            if (rack == null && n > 1 && !plan.aggregation().algorithm().compressed()
-                    && !plan.config().containsKey(SwitchMLConfig.Key.HOST_LAYOUT.property())) {
+            if (rack == null && n > 1 && !plan.config().containsKey(SwitchMLConfig.Key.HOST_LAYOUT.property())) {
                 // Every rank runs on this host: they sum here, through one agent, as the host's one contribution
                 // (docs/ARCHITECTURE.md section 16); an empty hostLayout setting keeps one worker per rank.
                 plan = plan.withConfig(SwitchMLConfig.Key.HOST_LAYOUT.property(), HostLayout.blocks(n, n).toString());

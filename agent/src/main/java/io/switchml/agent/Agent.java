@@ -86,7 +86,7 @@ public final class Agent {
      */
     public int run() {
         AgentOptions.LocalRanks local = options.local();
-        ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agent-watchdog"));
+        ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> AgentLines.daemon(r, "agent-watchdog"));
         try (SharedTensors shared = SharedTensors.create(options.sharedMemory(), options.sharedMemoryBytes(), local.count());
              ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             Files.deleteIfExists(options.socket());
@@ -104,7 +104,7 @@ public final class Agent {
                 return serve(shared, watchdog);
             } finally {
                 for (SocketChannel c : connections) {
-                    close(c);
+                    AgentLines.close(c);
                 }
                 Files.deleteIfExists(options.socket());
             }
@@ -192,9 +192,9 @@ public final class Agent {
             }
             AllReduce job = allReduce;
             LocalRounds rounds = new LocalRounds(local.ranks(), round -> inFlight.add(submit(job, shared, sums, round)));
-            daemon(() -> complete(inFlight, shares), "agent-completer").start();
+            AgentLines.daemon(() -> complete(inFlight, shares), "agent-completer").start();
             for (LocalProcess p : processes) {
-                daemon(() -> read(p, rounds, inFlight), "agent-reader-rank-" + p.rank).start();
+                AgentLines.daemon(() -> read(p, rounds, inFlight), "agent-reader-rank-" + p.rank).start();
             }
             int code = outcome.get();
             if (code == PROCESS_DIED) {
@@ -398,7 +398,7 @@ public final class Agent {
             }
         }
         for (SocketChannel c : connections) {
-            close(c);
+            AgentLines.close(c);
         }
         outcome.complete(1);
     }
@@ -409,20 +409,6 @@ public final class Agent {
         } catch (IOException | RuntimeException ignored) {
             // The process is gone already: nobody left to tell.
         }
-    }
-
-    private static void close(SocketChannel c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // Closing is what we want; a failure to do so changes nothing.
-        }
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     private static String describe(Throwable e) {

@@ -77,10 +77,10 @@ public final class AgentClient implements AllReduce {
         this.operationTimeout = operationTimeout;
         this.owned = owned;
         this.space = new RegionSpace(region.capacity());
-        this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agent-client-watchdog-rank-" + rank));
+        this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> AgentLines.daemon(r, "agent-client-watchdog-rank-" + rank));
         long period = Math.max(50, operationTimeout.toMillis() / 10);
         watchdog.scheduleWithFixedDelay(this::checkOldest, period, period, TimeUnit.MILLISECONDS);
-        daemon(this::readAnswers, "agent-client-rank-" + rank).start();
+        AgentLines.daemon(this::readAnswers, "agent-client-rank-" + rank).start();
     }
 
     /**
@@ -97,17 +97,17 @@ public final class AgentClient implements AllReduce {
         // A blocking Unix-domain channel has no read timeout: the guard closes it if the start takes too long. The agent
         // waits for the host's ranks, then for the job, each as long, and says why when it gives up: hear it first.
         Duration answer = start.multipliedBy(2).plus(ANSWER_MARGIN);
-        ScheduledExecutorService guard = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agent-client-start"));
-        guard.schedule(() -> quietlyClose(channel), answer.toMillis(), TimeUnit.MILLISECONDS);
+        ScheduledExecutorService guard = Executors.newSingleThreadScheduledExecutor(r -> AgentLines.daemon(r, "agent-client-start"));
+        guard.schedule(() -> AgentLines.close(channel), answer.toMillis(), TimeUnit.MILLISECONDS);
         try {
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
-            send(channel, "RANK " + rank);
+            AgentLines.send(channel, "RANK " + rank);
             String[] hello = expect(in, "HELLO", 5, "its HELLO (it waits for every rank of this host to connect)", start);
             if (!hello[4].equals("-")) {
                 throw new SwitchMLException("the host's agent runs " + hello[1] + ", which exchanges endpoints between"
                         + " hosts; a JVM rank's host aggregation runs algorithms that need only the switch (switchml)");
             }
-            send(channel, "JOIN -");
+            AgentLines.send(channel, "JOIN -");
             String[] ready = expect(in, "READY", 5, "READY (it joins the job once every host's agent is there)", start);
             long offset = Long.parseLong(ready[3]);
             long bytes = Long.parseLong(ready[4]);
@@ -120,7 +120,7 @@ public final class AgentClient implements AllReduce {
             guard.shutdownNow();
             return new AgentClient(rank, ranks, channel, in, region, operationTimeout, owned);
         } catch (IOException | RuntimeException e) {
-            quietlyClose(channel);
+            AgentLines.close(channel);
             String why = e instanceof SwitchMLException ? e.getMessage() : "rank " + rank + " could not start with its"
                     + " host's agent (" + socket + "): " + (channel.isOpen() ? describe(e) : "no answer within " + answer
                     + " (twice the connect timeout and a margin): " + describe(e));
@@ -246,7 +246,7 @@ public final class AgentClient implements AllReduce {
             inFlight.addLast(new Request(id, offset, out, System.nanoTime(), done));
         }
         try {
-            send(channel, new AgentRequest(id, offset, n, op, floats).toLine());
+            AgentLines.send(channel, new AgentRequest(id, offset, n, op, floats).toLine());
         } catch (IOException e) {
             fail("rank " + rank + " cannot reach its host's agent: " + describe(e));
         }
@@ -324,7 +324,7 @@ public final class AgentClient implements AllReduce {
             inFlight.clear();
             inFlight.notifyAll();
         }
-        quietlyClose(channel);
+        AgentLines.close(channel);
         byeAnswered.completeExceptionally(new SwitchMLException(failure));
         for (Request r : failed) {
             r.done().completeExceptionally(new SwitchMLException(failure));
@@ -371,13 +371,13 @@ public final class AgentClient implements AllReduce {
         }
         try {
             if (failure == null) {
-                send(channel, "BYE");
+                AgentLines.send(channel, "BYE");
                 byeAnswered.get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
             }
         } catch (Exception e) {
             // The agent is gone or failed: nothing left to say goodbye to; what it said is in the failures.
         } finally {
-            quietlyClose(channel);
+            AgentLines.close(channel);
             watchdog.shutdownNow();
             try {
                 if (owned != null) {
@@ -387,29 +387,6 @@ public final class AgentClient implements AllReduce {
                 throw new SwitchMLException("closing rank " + rank + "'s host agent failed: " + describe(e), e);
             }
         }
-    }
-
-    private static void send(SocketChannel channel, String line) throws IOException {
-        ByteBuffer bytes = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
-        synchronized (channel) {
-            while (bytes.hasRemaining()) {
-                channel.write(bytes);
-            }
-        }
-    }
-
-    private static void quietlyClose(SocketChannel channel) {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // Closing is what we want; a failure to do so changes nothing.
-        }
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     private static String describe(Throwable e) {

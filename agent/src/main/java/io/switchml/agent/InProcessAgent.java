@@ -28,15 +28,13 @@ final class InProcessAgent implements AutoCloseable {
     /** Starts the agent on a thread of its own; it listens on its socket at once. */
     static InProcessAgent start(AgentOptions options) {
         InProcessAgent running = new InProcessAgent(options);
-        Thread thread = new Thread(() -> {
+        AgentLines.daemon(() -> {
             try {
                 running.outcome.complete(running.agent.run());
             } catch (RuntimeException | Error e) {
                 running.outcome.completeExceptionally(e);
             }
-        }, "switchml-host-agent-" + options.rank());
-        thread.setDaemon(true);
-        thread.start();
+        }, "switchml-host-agent-" + options.rank()).start();
         return running;
     }
 

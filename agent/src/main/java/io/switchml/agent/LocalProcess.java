@@ -3,7 +3,6 @@ package io.switchml.agent;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -59,11 +58,8 @@ final class LocalProcess implements AutoCloseable {
         return in.readLine();
     }
 
-    synchronized void send(String line) throws IOException {
-        ByteBuffer bytes = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
-        while (bytes.hasRemaining()) {
-            channel.write(bytes);
-        }
+    void send(String line) throws IOException {
+        AgentLines.send(channel, line);
     }
 
     @Override

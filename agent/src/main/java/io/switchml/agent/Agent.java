@@ -388,9 +388,10 @@ public final class Agent {
 
     /**
      * Records and logs the first failure, tells the processes why (for {@code round}'s requests, or all), and closes
-     * the sockets.
+     * the sockets. One failure at a time: a second (the watchdog's and the accepting thread's at the same deadline)
+     * must not close the sockets while the first is still telling the processes why.
      */
-    private void fail(String why, LocalRounds.Round round) {
+    private synchronized void fail(String why, LocalRounds.Round round) {
         if (failure.compareAndSet(null, why)) {
             log.println("switchml agent: " + who() + ": " + why);
             for (LocalProcess p : processes) {

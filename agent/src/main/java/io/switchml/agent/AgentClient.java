@@ -120,10 +120,11 @@ public final class AgentClient implements AllReduce {
             guard.shutdownNow();
             return new AgentClient(rank, ranks, channel, in, region, operationTimeout, owned);
         } catch (IOException | RuntimeException e) {
+            boolean silent = !channel.isOpen();
             AgentLines.close(channel);
             String why = e instanceof SwitchMLException ? e.getMessage() : "rank " + rank + " could not start with its"
-                    + " host's agent (" + socket + "): " + (channel.isOpen() ? describe(e) : "no answer within " + answer
-                    + " (twice the connect timeout and a margin): " + describe(e));
+                    + " host's agent (" + socket + "): " + (silent ? "no answer within " + answer
+                    + " (twice the connect timeout and a margin): " + describe(e) : describe(e));
             throw new SwitchMLException(why, e);
         } finally {
             guard.shutdownNow();

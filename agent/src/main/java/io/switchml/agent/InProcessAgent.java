@@ -15,14 +15,16 @@ import java.util.concurrent.TimeoutException;
  * fails with the reason the agent told it, and its process's end tells the controller.
  */
 final class InProcessAgent implements AutoCloseable {
-    /** How long closing waits for the agent to leave the job once the last local rank said BYE. */
-    private static final Duration LEAVING = Duration.ofSeconds(30);
+    /** Beyond the agent's idle timeout, how long closing waits for it to end. */
+    private static final Duration MARGIN = Duration.ofMinutes(1);
 
     private final Agent agent;
+    private final Duration lifetime;
     private final CompletableFuture<Integer> outcome = new CompletableFuture<>();
 
     private InProcessAgent(AgentOptions options) {
         this.agent = new Agent(options, System.err);
+        this.lifetime = options.idleTimeout().plus(MARGIN);
     }
 
     /** Starts the agent on a thread of its own; it listens on its socket at once. */
@@ -43,10 +45,13 @@ final class InProcessAgent implements AutoCloseable {
         return agent.joined();
     }
 
-    /** Waits for the agent to have left the job (every local rank said BYE). */
+    /**
+     * Waits for the agent to have left the job: the host's other ranks still use it until they say BYE, so this process
+     * stays as long; the agent's idle timeout bounds the wait (it ends by itself when its ranks fall silent).
+     */
     @Override
     public void close() throws ExecutionException, InterruptedException, TimeoutException {
-        int code = outcome.get(LEAVING.toMillis(), TimeUnit.MILLISECONDS);
+        int code = outcome.get(lifetime.toMillis(), TimeUnit.MILLISECONDS);
         if (code != 0) {
             throw new IllegalStateException("the host's agent ended with code " + code + " (its reason is on the log)");
         }

@@ -187,11 +187,16 @@ public final class BarrierAllReduce {
             return context.allGather(rank == 0 ? JobSecret.fresh() : "")[0];
         }
 
-        /** The stage's tasks grouped by their executor's address ({@code host:port}: one process each). */
+        /**
+         * The stage's tasks grouped by their executor's address ({@code host:port}: one process each); a task whose
+         * address Spark does not give is a group of its own.
+         */
         private static HostLayout executorLayout(BarrierTaskContext context) {
             List<String> executors = new ArrayList<>();
-            for (BarrierTaskInfo task : context.getTaskInfos()) {
-                executors.add(task.address() == null ? "" : task.address());
+            BarrierTaskInfo[] tasks = context.getTaskInfos();
+            for (int rank = 0; rank < tasks.length; rank++) {
+                String address = tasks[rank].address();
+                executors.add(address == null || address.isBlank() ? "task " + rank : address);
             }
             return HostLayout.byKey(executors);
         }

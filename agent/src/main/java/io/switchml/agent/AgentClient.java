@@ -238,11 +238,18 @@ public final class AgentClient implements AllReduce {
                         : "rank " + rank + "'s all-reduce through its host's agent is closed"));
             }
             id = nextId++;
-            ByteBuffer at = region.slice((int) offset, n * 4).order(ByteOrder.nativeOrder());
-            if (floats) {
-                at.asFloatBuffer().put((FloatBuffer) in);
-            } else {
-                at.asIntBuffer().put((IntBuffer) in);
+        }
+        // Copied without the lock, so that the answers to earlier requests are not held up meanwhile; one submitter at a
+        // time (submit's lock) keeps requests in the order of their space and numbers.
+        ByteBuffer at = region.slice((int) offset, n * 4).order(ByteOrder.nativeOrder());
+        if (floats) {
+            at.asFloatBuffer().put((FloatBuffer) in);
+        } else {
+            at.asIntBuffer().put((IntBuffer) in);
+        }
+        synchronized (inFlight) {
+            if (failure != null) {
+                return CompletableFuture.failedFuture(new SwitchMLException(failure));
             }
             inFlight.addLast(new Request(id, offset, out, System.nanoTime(), done));
         }

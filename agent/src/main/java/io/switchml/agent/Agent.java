@@ -412,7 +412,8 @@ public final class Agent {
         }
     }
 
-    private static String describe(Throwable e) {
+    /** A failure in words for the log and the ranks: its message, else its kind. */
+    static String describe(Throwable e) {
         if (e instanceof UncheckedIOException u && u.getCause() != null) {
             e = u;
         }

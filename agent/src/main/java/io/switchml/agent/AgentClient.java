@@ -124,7 +124,7 @@ public final class AgentClient implements AllReduce {
             AgentLines.close(channel);
             String why = e instanceof SwitchMLException ? e.getMessage() : "rank " + rank + " could not start with its"
                     + " host's agent (" + socket + "): " + (silent ? "no answer within " + answer
-                    + " (twice the connect timeout and a margin): " + describe(e) : describe(e));
+                    + " (twice the connect timeout and a margin): " + Agent.describe(e) : Agent.describe(e));
             throw new SwitchMLException(why, e);
         } finally {
             guard.shutdownNow();
@@ -143,12 +143,12 @@ public final class AgentClient implements AllReduce {
                     channel.close();
                     if (System.nanoTime() - deadline >= 0) {
                         throw new SwitchMLException("the host's agent did not listen on " + socket + " in time (connect"
-                                + " timeout): the host's first rank runs it; did it start? (" + describe(e) + ")", e);
+                                + " timeout): the host's first rank runs it; did it start? (" + Agent.describe(e) + ")", e);
                     }
                 }
                 Thread.sleep(20);
             } catch (IOException e) {
-                throw new SwitchMLException("cannot open a Unix-domain socket: " + describe(e), e);
+                throw new SwitchMLException("cannot open a Unix-domain socket: " + Agent.describe(e), e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SwitchMLException("interrupted while waiting for the host's agent at " + socket, e);
@@ -256,7 +256,7 @@ public final class AgentClient implements AllReduce {
         try {
             AgentLines.send(channel, new AgentRequest(id, offset, n, op, floats).toLine());
         } catch (IOException e) {
-            fail("rank " + rank + " cannot reach its host's agent: " + describe(e));
+            fail("rank " + rank + " cannot reach its host's agent: " + Agent.describe(e));
         }
         return done;
     }
@@ -281,7 +281,7 @@ public final class AgentClient implements AllReduce {
             }
             fail("the host's agent closed the connection (its process died, or it stopped)");
         } catch (IOException | RuntimeException e) {
-            fail("cannot read the host's agent's answers: " + describe(e));
+            fail("cannot read the host's agent's answers: " + Agent.describe(e));
         }
     }
 
@@ -392,13 +392,8 @@ public final class AgentClient implements AllReduce {
                     owned.close();
                 }
             } catch (Exception e) {
-                throw new SwitchMLException("closing rank " + rank + "'s host agent failed: " + describe(e), e);
+                throw new SwitchMLException("closing rank " + rank + "'s host agent failed: " + Agent.describe(e), e);
             }
         }
-    }
-
-    private static String describe(Throwable e) {
-        String message = e.getMessage();
-        return message == null ? e.getClass().getSimpleName() : message;
     }
 }

@@ -17,7 +17,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -59,7 +58,7 @@ public final class HostAggregation {
         InProcessAgent agent = null;
         if (layout.ranksOf(host).get(0) == config.rank()) {
             agent = InProcessAgent.start(new AgentOptions(algorithm.id(), host, layout.hostCount(), config.controller(),
-                    config.job(), place[0], place[1], regionBytes, jobSettings(settings), config.joinTimeout(),
+                    config.job(), place[0], place[1], regionBytes, settings, config.joinTimeout(),
                     config.operationTimeout(), IDLE_TIMEOUT, new AgentOptions.LocalRanks(layout.ranksOf(host), layout.rankCount())));
         }
         // The agent fails by itself, saying why, when its ranks do not all connect within the connect timeout.
@@ -103,15 +102,6 @@ public final class HostAggregation {
         }
         HostLayout layout = SwitchMLConfig.builder().settings(settings).build().hostLayout();
         return layout == null || !layout.groupsRanks() ? null : layout;
-    }
-
-    /** The settings the agent joins the job with: the rank's, less what makes it a rank (the agent is its host's worker). */
-    private static Map<String, String> jobSettings(Map<String, String> settings) {
-        Map<String, String> job = new LinkedHashMap<>(settings);
-        job.remove(SwitchMLConfig.Key.RANK.property());
-        job.remove(SwitchMLConfig.Key.WORKERS.property());
-        job.remove(SwitchMLConfig.Key.HOST_LAYOUT.property());
-        return job;
     }
 
     /** The agent's socket and shared memory for host {@code host} of the job, in this user's private directory. */

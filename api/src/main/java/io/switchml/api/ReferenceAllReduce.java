@@ -103,12 +103,8 @@ public final class ReferenceAllReduce {
         for (int h = 0; h < hostSums.length; h++) {
             float[][] local = tensorByRankByHost[h];
             ranks += local.length;
-            hostSums[h] = local[0].clone();
-            for (int r = 1; r < local.length; r++) {
-                for (int i = 0; i < hostSums[h].length; i++) {
-                    hostSums[h][i] += local[r][i];
-                }
-            }
+            hostSums[h] = new float[local[0].length];
+            hostSum(local, local[0].length, hostSums[h]);
         }
         float[] result;
         if (hostSums.length == 1) {
@@ -124,6 +120,20 @@ public final class ReferenceAllReduce {
             }
         }
         return result;
+    }
+
+    /**
+     * A host's contribution: its ranks' first {@code count} values summed in float32, left to right in the ranks'
+     * order ({@code ((a + b) + c)}), into {@code out}.
+     */
+    public static void hostSum(float[][] local, int count, float[] out) {
+        System.arraycopy(local[0], 0, out, 0, count);
+        for (int r = 1; r < local.length; r++) {
+            float[] theirs = local[r];
+            for (int i = 0; i < count; i++) {
+                out[i] += theirs[i];
+            }
+        }
     }
 
     /**

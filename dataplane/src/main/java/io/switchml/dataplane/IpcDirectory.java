@@ -14,11 +14,9 @@ import java.nio.file.Paths;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +37,6 @@ import org.slf4j.LoggerFactory;
 final class IpcDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IpcDirectory.class);
     private static final String PREFIX = "switchml-ipc-";
-    private static final Set<PosixFilePermission> OWNER_ONLY = PrivateHome.OWNER_ONLY;
     /**
      * Request bytes a port's ring holds: a few windows of the largest (60 KiB) packets, and small enough
      * to stay in the cache between the worker that writes a packet and the switch thread that reads it
@@ -72,7 +69,7 @@ final class IpcDirectory implements AutoCloseable {
         }
         Path directory = (home != null ? home : parent).resolve(PREFIX + ProcessHandle.current().pid() + "-" + random());
         try {
-            Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PrivateHome.OWNER_ONLY));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the switch's shared-memory directory " + directory + ": "
                     + e.getMessage() + " (set another base, or turn the shared-memory port off)", e);

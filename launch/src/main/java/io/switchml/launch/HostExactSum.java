@@ -1,5 +1,6 @@
 package io.switchml.launch;
 
+import io.switchml.api.ReferenceAllReduce;
 import io.switchml.client.HostLayout;
 
 import java.util.List;
@@ -33,17 +34,17 @@ public final class HostExactSum {
         ExactSum.Blockwise inner = overHosts;
         int blockElements = inner == null ? ExactSum.DEFAULT_BLOCK : inner.blockElements();
         float[][] hostBlocks = new float[hosts][blockElements];
+        float[][][] localBlocks = new float[hosts][][];
+        for (int h = 0; h < hosts; h++) {
+            localBlocks[h] = new float[layout.ranksOf(h).size()][];
+        }
         return new ExactSum.Blockwise(blockElements, (blockByRank, from, count, length, out) -> {
             for (int h = 0; h < hosts; h++) {
                 List<Integer> ranks = layout.ranksOf(h);
-                float[] sum = hostBlocks[h];
-                System.arraycopy(blockByRank[ranks.get(0)], 0, sum, 0, count);
-                for (int l = 1; l < ranks.size(); l++) {
-                    float[] theirs = blockByRank[ranks.get(l)];
-                    for (int i = 0; i < count; i++) {
-                        sum[i] += theirs[i];
-                    }
+                for (int l = 0; l < ranks.size(); l++) {
+                    localBlocks[h][l] = blockByRank[ranks.get(l)];
                 }
+                ReferenceAllReduce.hostSum(localBlocks[h], count, hostBlocks[h]);
             }
             if (inner == null) {
                 System.arraycopy(hostBlocks[0], 0, out, 0, count);

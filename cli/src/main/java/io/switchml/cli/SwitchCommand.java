@@ -8,6 +8,7 @@ import io.switchml.controller.NetworkPolicy;
 import io.switchml.controller.SwitchMetrics;
 import io.switchml.dataplane.SwitchConfig;
 import io.switchml.protocol.ProtocolConstants;
+import io.switchml.udp.Offload;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -153,6 +154,18 @@ final class SwitchCommand implements Callable<Integer> {
                     + " rings, in microseconds; 0 never spins (default: 50 on a host with 4 cores or more, else 0).")
     Long ipcSpinMicros;
 
+    @Option(names = "--udp-segmentation", defaultValue = "auto", paramLabel = Offload.CHOICES,
+            description = "Send the results one read completed for one worker as one segmented datagram (UDP GSO) that the"
+                    + " kernel cuts into them: auto where the epoll transport and kernel have it, on (required), off"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String udpSegmentation;
+
+    @Option(names = "--udp-gro", defaultValue = "auto", paramLabel = Offload.CHOICES,
+            description = "Receive with UDP GRO: a run of one worker's packets arrives as one datagram, split into its"
+                    + " packets, each checked as a single one: auto where the kernel grants it, on (required), off"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String udpGro;
+
     @Option(names = "--trusted-networks", paramLabel = "on|CIDR,...",
             description = "Networks whose control-plane calls the switch takes besides its own host's: every network (on)"
                     + " or the listed subnets. Default: with credentials (--operator-token-file or --tls-client-ca) every"
@@ -167,7 +180,9 @@ final class SwitchCommand implements Callable<Integer> {
         SwitchConfig config = new SwitchConfig().bindAddress(bind).basePort(port).portCount(ports)
                 .allowFaultInjection(allowFaultInjection)
                 .ingressDropProbability(ingressDrop).egressDropProbability(egressDrop)
-                .poolSlots(poolSlots).jobQuotaSlots(jobQuota).oneRoundStagingBytes(oneRoundStaging);
+                .poolSlots(poolSlots).jobQuotaSlots(jobQuota).oneRoundStagingBytes(oneRoundStaging)
+                .udpSegmentation(Offload.parse("--udp-segmentation", udpSegmentation))
+                .udpGro(Offload.parse("--udp-gro", udpGro));
         if (noIpc) {
             config.ipcBase(null);
         } else if (ipcDir != null) {

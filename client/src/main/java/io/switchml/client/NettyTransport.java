@@ -1,19 +1,17 @@
 package io.switchml.client;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.switchml.udp.Offload;
+import io.switchml.udp.UdpOffloads;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Netty's native epoll transport where it loads, NIO elsewhere. */
 final class NettyTransport {
@@ -26,7 +24,7 @@ final class NettyTransport {
 
     /** Whether this host's channels can send a segmented datagram (UDP GSO: epoll on Linux 4.18+). */
     static boolean segmentation() {
-        return epoll() && SegmentedDatagramPacket.isSupported();
+        return UdpOffloads.segmentationAvailable();
     }
 
     static EventLoopGroup eventLoops(int threads, String name) {
@@ -40,19 +38,17 @@ final class NettyTransport {
     static final int BATCH_DATAGRAMS = 64;
 
     /**
-     * On epoll, one system call (recvmmsg) takes up to a window's worth of results at once, each handed on as a
-     * slice of one buffer, instead of one recvmsg per datagram; elsewhere nothing changes.
+     * A new channel for results of up to {@code datagramBytes}, its receive side ready: with UDP GRO (where
+     * {@code gro} and the kernel allow), a run of results in one read, handed on one result at a time; else, on
+     * epoll, one system call (recvmmsg) takes up to a window's worth of results, each a slice of one buffer; on NIO
+     * one per read.
+     *
+     * @param coalescing set to whether the channel receives with GRO
      */
-    static void receiveInBatches(Bootstrap bootstrap, int datagramBytes) {
-        if (!epoll()) {
-            return;
-        }
+    static DatagramChannel newChannel(int datagramBytes, Offload gro, AtomicBoolean coalescing) {
+        DatagramChannel channel = epoll() ? new EpollDatagramChannel() : new NioDatagramChannel();
         int datagrams = Math.max(1, Math.min(BATCH_DATAGRAMS, BATCH_BYTES / datagramBytes));
-        bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, datagramBytes)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(datagramBytes * datagrams));
-    }
-
-    static Class<? extends DatagramChannel> datagramChannel() {
-        return epoll() ? EpollDatagramChannel.class : NioDatagramChannel.class;
+        coalescing.set(UdpOffloads.prepareReceive(channel, datagramBytes, datagrams, gro));
+        return channel;
     }
 }

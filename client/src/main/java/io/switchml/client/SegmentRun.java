@@ -1,5 +1,7 @@
 package io.switchml.client;
 
+import io.switchml.udp.UdpOffloads;
+
 /**
  * A run of a burst's packets that can go as one UDP GSO datagram: consecutive window slots, whose
  * packets sit back to back in the engine's send memory, all of the full packet size but the last.
@@ -7,10 +9,8 @@ package io.switchml.client;
  * same datagrams as if each were sent alone (docs/ARCHITECTURE.md section 13).
  */
 final class SegmentRun {
-    /** Segments one datagram may carry: the kernel's limit (UDP_MAX_SEGMENTS) on older kernels. */
-    static final int MAX_SEGMENTS = 64;
-    /** The largest UDP payload of one IPv4 datagram, which a segmented datagram's whole run must fit. */
-    static final int MAX_BYTES = 65_507;
+    static final int MAX_SEGMENTS = UdpOffloads.MAX_SEGMENTS;
+    static final int MAX_BYTES = UdpOffloads.MAX_DATAGRAM_BYTES;
 
     private final int segmentBytes;
     private int first;

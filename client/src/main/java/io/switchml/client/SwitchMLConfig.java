@@ -8,6 +8,7 @@ import io.switchml.control.JobNames;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import io.switchml.protocol.SixteenBitLanes;
+import io.switchml.udp.Offload;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -92,11 +93,16 @@ public final class SwitchMLConfig {
         TRANSPORT("transport", "auto",
                 "how worker threads reach the switch: udp; ipc = the switch's shared-memory port, for a worker on the"
                         + " switch's host (an error elsewhere); auto = ipc where the switch offers it, else udp"),
-        UDP_SEGMENTATION("udpSegmentation", "on",
-                "over UDP: on = a burst's consecutive full-size packets go as one datagram that the kernel cuts into"
-                        + " those packets (UDP GSO, Linux 4.18+ with the epoll transport; elsewhere one datagram per packet"
-                        + " as with off): one send and one pass through the sending stack for the run; the switch receives"
-                        + " the same packets either way"),
+        UDP_SEGMENTATION("udpSegmentation", "auto",
+                "over UDP: a burst's consecutive full-size packets go as one datagram that the kernel cuts into those"
+                        + " packets (UDP GSO): one send and one pass through the sending stack for the run; the switch"
+                        + " receives the same packets either way. auto = where the epoll transport and kernel (Linux"
+                        + " 4.18+) have it, on = required (the worker does not start without it), off = one datagram per"
+                        + " packet"),
+        UDP_GRO("udpGro", "auto",
+                "over UDP: receive with UDP GRO, a run of the switch's results arriving as one datagram that is split"
+                        + " into its results, each checked as a single one: one read for the run. auto = where the kernel"
+                        + " (Linux 5.0+) grants it, on = required, off = one datagram per result"),
         IPC_SPIN_MICROS("ipcSpinMicros", "auto",
                 "on the shared-memory port: how long a worker thread polls for results after work before it sleeps until"
                         + " the switch rings, in microseconds; 0 = never spin; auto = 50 on a host with 4 cores or more, else 0"),
@@ -241,7 +247,8 @@ public final class SwitchMLConfig {
     private final int threads;
     private final int oneRoundElements;
     private final boolean skipZeroBlocks;
-    private final boolean udpSegmentation;
+    private final Offload udpSegmentation;
+    private final Offload udpGro;
     private final int lanes;
     private final String localAddress;
     private final Congestion congestion;
@@ -292,7 +299,8 @@ public final class SwitchMLConfig {
         threads = (int) inRange(Key.THREADS, integer(Key.THREADS), 1, ProtocolConstants.SWITCH_UDP_PORT_COUNT);
         oneRoundElements = (int) inRange(Key.ONE_ROUND_ELEMENTS, integer(Key.ONE_ROUND_ELEMENTS), 0, Integer.MAX_VALUE);
         skipZeroBlocks = onOff(Key.SKIP_ZERO_BLOCKS);
-        udpSegmentation = onOff(Key.UDP_SEGMENTATION);
+        udpSegmentation = offload(Key.UDP_SEGMENTATION);
+        udpGro = offload(Key.UDP_GRO);
         lanes = integer(Key.LANES);
         if (lanes != 32 && lanes != 16) {
             throw new IllegalArgumentException(Key.LANES.property() + " must be 32 or 16, not " + lanes);
@@ -483,9 +491,14 @@ public final class SwitchMLConfig {
         return skipZeroBlocks;
     }
 
-    /** Whether a worker thread over UDP sends runs of full-size packets as one segmented datagram where it can. */
-    public boolean udpSegmentation() {
+    /** Whether a worker thread over UDP sends runs of full-size packets as one segmented datagram (UDP GSO). */
+    public Offload udpSegmentation() {
         return udpSegmentation;
+    }
+
+    /** Whether a worker thread over UDP receives runs of results as one coalesced datagram (UDP GRO). */
+    public Offload udpGro() {
+        return udpGro;
     }
 
     /** Empty when the address is to be chosen by routing. */
@@ -647,6 +660,14 @@ public final class SwitchMLConfig {
             return Long.parseLong(v);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key.property() + " must be an integer, not '" + v + "'", e);
+        }
+    }
+
+    private Offload offload(Key key) {
+        try {
+            return Offload.parse(key.property(), string(key));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " (" + key.description + ")", e);
         }
     }
 
@@ -850,9 +871,14 @@ public final class SwitchMLConfig {
             return set(Key.SKIP_ZERO_BLOCKS, skip ? "on" : "off");
         }
 
-        /** Over UDP: runs of full-size packets as one segmented datagram (UDP GSO) where the host can (the default). */
-        public Builder udpSegmentation(boolean segment) {
-            return set(Key.UDP_SEGMENTATION, segment ? "on" : "off");
+        /** Over UDP: runs of full-size packets as one segmented datagram (UDP GSO): auto (the default), on, off. */
+        public Builder udpSegmentation(Offload offload) {
+            return set(Key.UDP_SEGMENTATION, offload.toString());
+        }
+
+        /** Over UDP: runs of results received as one coalesced datagram (UDP GRO): auto (the default), on, off. */
+        public Builder udpGro(Offload offload) {
+            return set(Key.UDP_GRO, offload.toString());
         }
 
         public Builder slotsPerThread(int slots) {

@@ -16,6 +16,8 @@ import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.protocol.PayloadSize;
+import io.switchml.udp.Offload;
+import io.switchml.udp.UdpOffloads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,8 +217,12 @@ final class SwitchSession implements AllReduce {
         }
         statistics.transport = sharedMemory != null ? "ipc" : "udp";
         // Fault injection acts on each datagram a lane sends, so a run of packets goes as one only without it.
-        boolean segmentation = config.udpSegmentation() && !faults.enabled() && NettyTransport.segmentation();
+        boolean segmentation = sharedMemory == null && !faults.enabled() && config.udpSegmentation()
+                .use("udpSegmentation", NettyTransport.segmentation(), UdpOffloads.segmentationMissing());
         for (int t = 0; t < sockets.count(); t++) {
+            if (sharedMemory == null && config.udpGro() == Offload.AUTO && NettyTransport.epoll() && !sockets.coalescing(t)) {
+                statistics.udpGroOff.increment();
+            }
             Channel channel = sockets.channel(t);
             channel.connect(switchEndpoints[t]).syncUninterruptibly();
             // The shared-memory port's link, in place of the socket for packets and results.
@@ -226,7 +232,7 @@ final class SwitchSession implements AllReduce {
             boolean congestionControl = sharedMemory == null
                     && config.congestion().mode().enabledFor(switchEndpoints[t].getAddress());
             WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, link,
-                    segmentation, statistics, this::laneFailed, lossListener == null ? null : this::switchSilent, channel,
+                    segmentation, sockets.coalescing(t), statistics, this::laneFailed, lossListener == null ? null : this::switchSilent, channel,
                     switchEndpoints[t]);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.

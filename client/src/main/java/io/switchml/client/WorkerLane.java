@@ -10,6 +10,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
 import io.switchml.protocol.PayloadSize;
+import io.switchml.udp.DatagramBoundaries;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -47,6 +48,8 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     private final InetSocketAddress switchEndpoint;
     /** Turns segmentation off for good when the kernel refuses a segmented datagram on this path. */
     private final ChannelFutureListener segmentedSent = this::segmentedSent;
+    /** Which results begin a datagram (with UDP GRO, a run of results arrives as one). */
+    private final DatagramBoundaries boundaries;
     /** False once a segmented datagram failed (a path whose device cannot checksum it): one datagram per packet. */
     private boolean segmenting;
     /** Ticks while the engine is busy; null while it is idle, so that a waiting job wakes nobody. */
@@ -55,10 +58,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     /**
      * @param link           the link to the switch's shared-memory port, or null to send and receive over the channel (UDP)
      * @param segmentation   over UDP, whether runs of full-size packets go as one segmented datagram (UDP GSO)
+     * @param coalescing     over UDP, whether the channel receives runs of results as one datagram (UDP GRO)
      * @param switchEndpoint the switch's UDP endpoint, which the channel is connected to
      */
     WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
-               IpcLink link, boolean segmentation, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
+               IpcLink link, boolean segmentation, boolean coalescing, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
                Runnable silenceListener, Channel channel, InetSocketAddress switchEndpoint) {
         this.channel = channel;
         this.link = link;
@@ -74,6 +78,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
         this.segmenting = link == null && segmentation;
         this.sendMemory = segmenting ? Unpooled.wrappedBuffer(engine.packetMemory()) : null;
         this.run = segmenting ? new SegmentRun(size.packetBytes()) : null;
+        this.boundaries = new DatagramBoundaries(link == null && coalescing);
     }
 
     int index() {
@@ -162,6 +167,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
         ByteBuf buffer = packets[slot];
         buffer.setIndex(0, length);
         channel.write(buffer.retain(), channel.voidPromise());
+        statistics.datagramsSent.increment();
     }
 
     /**
@@ -179,6 +185,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             channel.write(new SegmentedDatagramPacket(bytes, run.segmentBytes(), switchEndpoint))
                     .addListener(segmentedSent);
             statistics.segmentedDatagrams.increment();
+            statistics.datagramsSent.increment();
         }
         run.clear();
     }
@@ -190,6 +197,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     private void segmentedSent(ChannelFuture sent) {
         if (!sent.isSuccess() && segmenting) {
             segmenting = false;
+            statistics.udpSegmentationOff.increment();
             LOG.warn("worker thread {}: the kernel refused a segmented UDP datagram to the switch at {} ({}); sending one"
                     + " datagram per packet from now on (udpSegmentation=off avoids the attempt)", engine.index(),
                     switchEndpoint, sent.cause().toString());
@@ -228,6 +236,9 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
         ByteBuf content = msg.content();
         if (link != null && link.doorbell(content.readableBytes())) {
             return;
+        }
+        if (boundaries.begins(content)) {
+            statistics.datagramsReceived.increment();
         }
         // Receive buffers are contiguous, so this is one view (a small slice object per datagram in Netty 4.2).
         engine.onResult(content.internalNioBuffer(content.readerIndex(), content.readableBytes()), System.nanoTime());

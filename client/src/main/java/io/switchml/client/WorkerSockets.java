@@ -5,7 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.ChannelFuture;
 import io.switchml.api.SwitchMLException;
 
 import java.net.InetAddress;
@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A worker's UDP sockets for one switch: one per worker thread, each on its own event loop, bound
@@ -23,6 +24,8 @@ final class WorkerSockets implements AutoCloseable {
     private final EventLoopGroup loops;
     private final List<Channel> channels;
     private final InetAddress localAddress;
+    /** Per worker thread: whether its socket receives with UDP GRO. */
+    private final List<AtomicBoolean> coalescing = new ArrayList<>();
 
     private WorkerSockets(EventLoopGroup loops, List<Channel> channels, InetAddress localAddress) {
         this.loops = loops;
@@ -37,7 +40,9 @@ final class WorkerSockets implements AutoCloseable {
         WorkerSockets sockets = new WorkerSockets(loops, channels, localAddress);
         try {
             for (int t = 0; t < config.threads(); t++) {
-                channels.add(bindOne(loops, config, localAddress));
+                AtomicBoolean gro = new AtomicBoolean();
+                channels.add(bindOne(loops, config, localAddress, gro));
+                sockets.coalescing.add(gro);
             }
             return sockets;
         } catch (RuntimeException e) {
@@ -46,26 +51,37 @@ final class WorkerSockets implements AutoCloseable {
         }
     }
 
-    private static Channel bindOne(EventLoopGroup loops, SwitchMLConfig config, InetAddress localIp) {
+    private static Channel bindOne(EventLoopGroup loops, SwitchMLConfig config, InetAddress localIp,
+                                   AtomicBoolean coalescing) {
+        // Results are as large as the packets: the receive side takes them whole (Netty's default 2 KiB would
+        // truncate), several per read (NettyTransport.newChannel).
         Bootstrap bootstrap = new Bootstrap()
                 .group(loops)
-                .channel(NettyTransport.datagramChannel())
+                .channelFactory(() -> NettyTransport.newChannel(config.payloadSize().packetBytes(), config.udpGro(),
+                        coalescing))
                 .option(ChannelOption.SO_RCVBUF, config.socketBufferBytes())
                 .option(ChannelOption.SO_SNDBUF, config.socketBufferBytes())
-                // Results are as large as the packets: the default 2 KiB would truncate them.
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(config.payloadSize().packetBytes()))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         // The lane handler is added once the job is joined.
                     }
                 });
-        NettyTransport.receiveInBatches(bootstrap, config.payloadSize().packetBytes());
-        try {
-            return bootstrap.bind(new InetSocketAddress(localIp, 0)).sync().channel();
-        } catch (Exception e) {
-            throw new SwitchMLException("cannot bind a UDP socket on " + localIp.getHostAddress() + ": " + e.getMessage(), e);
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(localIp, 0)).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            if (cause instanceof IllegalStateException required) {
+                throw new SwitchMLException(required.getMessage(), required); // udpGro=on where the kernel refused it
+            }
+            throw new SwitchMLException("cannot bind a UDP socket on " + localIp.getHostAddress() + ": "
+                    + cause.getMessage(), cause);
         }
+        return bound.channel();
+    }
+
+    /** Whether worker thread {@code thread}'s socket receives with UDP GRO. */
+    boolean coalescing(int thread) {
+        return coalescing.get(thread).get();
     }
 
     /** Where the switch is: the address the controller announced, or the controller's own when it announced none. */

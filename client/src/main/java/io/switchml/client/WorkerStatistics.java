@@ -41,6 +41,14 @@ public final class WorkerStatistics {
     final LongAdder zeroBlocksSkipped = counter(WorkerCounter.ZERO_BLOCKS_SKIPPED);
     /** UDP datagrams that carried a run of packets for the kernel to cut (GSO). */
     final LongAdder segmentedDatagrams = counter(WorkerCounter.SEGMENTED_DATAGRAMS);
+    /** UDP datagrams of results received, a run coalesced by GRO counting once. */
+    final LongAdder datagramsReceived = counter(WorkerCounter.DATAGRAMS_RECEIVED);
+    /** UDP datagrams written to the switch, a segmented one counting once. */
+    final LongAdder datagramsSent = counter(WorkerCounter.DATAGRAMS_SENT);
+    /** Worker threads whose runs the kernel refused, sending one datagram per packet since. */
+    final LongAdder udpSegmentationOff = counter(WorkerCounter.UDP_SEGMENTATION_OFF);
+    /** Worker threads whose socket the kernel refused UDP GRO. */
+    final LongAdder udpGroOff = counter(WorkerCounter.UDP_GRO_OFF);
 
     /** The adder of a declared counter, for the code that counts its events. */
     LongAdder counter(WorkerCounter counter) {

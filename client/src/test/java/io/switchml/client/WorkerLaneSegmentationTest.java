@@ -55,7 +55,7 @@ class WorkerLaneSegmentationTest {
         WorkerStatistics statistics = new WorkerStatistics();
         List<RuntimeException> failures = new ArrayList<>();
         SwitchMLConfig config = SwitchMLConfig.builder().rank(0).workers(1).operationTimeout(java.time.Duration.ofSeconds(20)).build();
-        WorkerLane lane = new WorkerLane(0, 8, PayloadSize.ofElements(K), 3, config, false, null, true, statistics,
+        WorkerLane lane = new WorkerLane(0, 8, PayloadSize.ofElements(K), 3, config, false, null, true, false, statistics,
                 failures::add, null, channel, SWITCH);
         channel.pipeline().addLast(lane);
 

@@ -32,7 +32,15 @@ public enum WorkerCounter {
     ZERO_BLOCKS_SKIPPED("zero_blocks_skipped", "Float32 blocks zero at every worker that a rank skipped instead of sending"
             + " their values."),
     SEGMENTED_DATAGRAMS("segmented_datagrams", "UDP datagrams that carried a run of several packets, which the kernel"
-            + " cut into those packets (UDP GSO): one send for the run.");
+            + " cut into those packets (UDP GSO): one send for the run."),
+    DATAGRAMS_RECEIVED("datagrams_received", "UDP datagrams of results a rank's worker threads received, a run"
+            + " coalesced by UDP GRO counting once."),
+    DATAGRAMS_SENT("datagrams_sent", "UDP datagrams a rank's worker threads wrote to the switch, a segmented one counting"
+            + " once."),
+    UDP_SEGMENTATION_OFF("udp_segmentation_off", "Worker threads that stopped sending runs because the kernel refused a"
+            + " segmented datagram (their packets were resent one datagram each)."),
+    UDP_GRO_OFF("udp_gro_off", "Worker threads whose socket the kernel refused UDP GRO (udpGro=auto): one datagram per"
+            + " result.");
 
     private final String id;
     private final String help;

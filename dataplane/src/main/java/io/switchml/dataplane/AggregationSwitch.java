@@ -76,7 +76,8 @@ public final class AggregationSwitch implements AutoCloseable {
             for (int i = 0; i < settings.portCount(); i++) {
                 int port = settings.basePort() == 0 ? 0 : settings.basePort() + i;
                 ports.add(SwitchPort.bind(transport, address, port, i, settings.portCount(), controlPlane,
-                        dropProbabilities, settings.dropSeed() + i, ipc, settings.ipcSpinNanos()));
+                        dropProbabilities, settings.dropSeed() + i, ipc, settings.ipcSpinNanos(),
+                        settings.udpSegmentation(), settings.udpGro()));
             }
         } catch (RuntimeException e) {
             ports.forEach(SwitchPort::close);
@@ -88,8 +89,9 @@ public final class AggregationSwitch implements AutoCloseable {
         AggregationSwitch started = new AggregationSwitch(address, List.copyOf(ports), controlPlane, dropProbabilities,
                 settings.allowFaultInjection(), ipc);
         controlPlane.ownSources(new OwnSources(address, started.ports()));
-        LOG.info("switch listening on {} UDP ports {} ({} transport){}; payload kernels {} on JDK {}", address.getHostAddress(),
-                Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT),
+        LOG.info("switch listening on {} UDP ports {} ({} transport, offloads: {}){}; payload kernels {} on JDK {}",
+                address.getHostAddress(), Arrays.toString(started.ports()), transport.name().toLowerCase(Locale.ROOT),
+                ports.get(0).offloads(),
                 ipc == null ? "" : "; shared-memory port for workers on this host in " + ipc.path(),
                 Kernels.selected().describe(), Runtime.version().feature());
         return started;
@@ -238,9 +240,11 @@ public final class AggregationSwitch implements AutoCloseable {
     }
 
     /**
-     * A snapshot of the counters summed over the ports, by stable name: packets_received,
+     * A snapshot of the counters summed over the ports, by stable name: packets_received, datagrams_received,
      * ingress_simulated_drops, contributions, results_sent (multicast results),
-     * retransmissions_answered (unicast), retransmissions_dropped, packets_sent,
+     * retransmissions_answered (unicast), retransmissions_dropped, packets_sent (results, one per recipient),
+     * datagrams_sent and segmented_datagrams_sent (a run of results to one worker counts once, docs/ARCHITECTURE.md
+     * section 17), udp_segmentation_off and udp_gro_off (ports without the offload they asked for),
      * egress_simulated_drops, egress_queue_full_drops, ipc_results (results written to a job's board on
      * the shared-memory port), ipc_wake_ups (sent), ipc_wake_ups_received, io_errors, and one drops_&lt;reason&gt; per
      * reason a packet is refused: drops_truncated, drops_too_long, drops_wrong_msg_type,

@@ -2,6 +2,8 @@ package io.switchml.dataplane;
 
 import io.switchml.ipc.IpcPoller;
 import io.switchml.protocol.ProtocolConstants;
+import io.switchml.udp.Offload;
+import java.util.Objects;
 
 /**
  * How to start an {@link AggregationSwitch}. Fluent setters, each validated when called; the
@@ -42,6 +44,8 @@ public final class SwitchConfig {
     private double egressDropProbability;
     private long dropSeed = DEFAULT_DROP_SEED;
     private boolean nativeTransport = true;
+    private Offload udpSegmentation = Offload.AUTO;
+    private Offload udpGro = Offload.AUTO;
     private boolean allowFaultInjection;
     /** Where the shared-memory port's directory is made; null: no shared-memory port. */
     private String ipcBase = IpcDirectory.defaultBase();
@@ -193,6 +197,35 @@ public final class SwitchConfig {
     }
 
     /**
+     * Whether a port sends the results one read completed for one worker as one segmented datagram (UDP GSO,
+     * docs/ARCHITECTURE.md section 17): auto (the default) where the epoll transport and kernel have it, on
+     * (required: the switch does not start without it), off. A port whose segmented send the kernel refuses falls
+     * back to one datagram per result and counts it in {@code udp_segmentation_off}.
+     */
+    public SwitchConfig udpSegmentation(Offload offload) {
+        this.udpSegmentation = Objects.requireNonNull(offload, "udpSegmentation");
+        return this;
+    }
+
+    public Offload udpSegmentation() {
+        return udpSegmentation;
+    }
+
+    /**
+     * Whether a port receives with UDP GRO, taking a run of one worker's packets as one datagram that it splits into
+     * its packets (docs/ARCHITECTURE.md section 17): auto (the default) where the kernel grants it, on (required),
+     * off. A port that asked with auto and was refused counts it in {@code udp_gro_off}.
+     */
+    public SwitchConfig udpGro(Offload offload) {
+        this.udpGro = Objects.requireNonNull(offload, "udpGro");
+        return this;
+    }
+
+    public Offload udpGro() {
+        return udpGro;
+    }
+
+    /**
      * Aggregator slots the switch gives out to all jobs together, 1..{@value #MAX_POOL_SLOTS}.
      * Default {@value #DEFAULT_POOL_SLOTS}. A job holds threads x slotsPerThread slots (its window)
      * from its installation to its end; the controller's admission control gives a job that does
@@ -289,7 +322,8 @@ public final class SwitchConfig {
         SwitchConfig copy = new SwitchConfig().bindAddress(bindAddress).basePort(basePort).portCount(portCount)
                 .ingressDropProbability(ingressDropProbability).egressDropProbability(egressDropProbability)
                 .dropSeed(dropSeed).nativeTransport(nativeTransport).poolSlots(poolSlots).jobQuotaSlots(jobQuotaSlots)
-                .oneRoundStagingBytes(oneRoundStagingBytes).poolBytes(poolBytes).allowFaultInjection(allowFaultInjection).ipcBase(ipcBase);
+                .oneRoundStagingBytes(oneRoundStagingBytes).poolBytes(poolBytes).allowFaultInjection(allowFaultInjection).ipcBase(ipcBase)
+                .udpSegmentation(udpSegmentation).udpGro(udpGro);
         if (ipcSpinMicros >= 0) {
             copy.ipcSpinMicros(ipcSpinMicros);
         }
@@ -302,6 +336,7 @@ public final class SwitchConfig {
                 + ", ingressDropProbability=" + ingressDropProbability + ", egressDropProbability="
                 + egressDropProbability + ", dropSeed=" + dropSeed + ", nativeTransport=" + nativeTransport + ", poolSlots="
                 + poolSlots + ", jobQuotaSlots=" + jobQuotaSlots() + ", poolBytes=" + poolBytes + ", oneRoundStagingBytes=" + oneRoundStagingBytes
-                + ", allowFaultInjection=" + allowFaultInjection + ", ipcBase=" + ipcBase + "}";
+                + ", allowFaultInjection=" + allowFaultInjection + ", ipcBase=" + ipcBase + ", udpSegmentation=" + udpSegmentation
+                + ", udpGro=" + udpGro + "}";
     }
 }

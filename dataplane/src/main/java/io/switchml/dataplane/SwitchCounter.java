@@ -4,8 +4,10 @@ import java.util.Locale;
 
 /** The events the switch counts, besides the drop reasons of {@link DropReason}. */
 enum SwitchCounter {
-    /** Every datagram a switch port received. */
+    /** Every packet a switch port received (each packet of a coalesced datagram, docs/ARCHITECTURE.md section 17). */
     PACKETS_RECEIVED,
+    /** UDP datagrams a port received: with UDP GRO, a coalesced run of one worker's packets counts once. */
+    DATAGRAMS_RECEIVED,
     /** Packets dropped on arrival by the drop simulator. */
     INGRESS_SIMULATED_DROPS,
     /** New contributions added to a slot (retransmissions excluded). */
@@ -25,8 +27,22 @@ enum SwitchCounter {
     RETRANSMISSIONS_ANSWERED,
     /** Retransmissions into a slot whose round is not complete yet, dropped. */
     RETRANSMISSIONS_DROPPED,
-    /** Result datagrams handed to the network (one per recipient). */
+    /** Results handed to the network (one per recipient and result, whether alone or in a run). */
     PACKETS_SENT,
+    /**
+     * UDP datagrams a port wrote: a run of results to one worker counts once (docs/ARCHITECTURE.md section 17), as
+     * does each wake-up of the shared-memory port.
+     */
+    DATAGRAMS_SENT,
+    /** Of those, the segmented datagrams that carried a run of several results, which the kernel cut into them. */
+    SEGMENTED_DATAGRAMS_SENT,
+    /**
+     * Ports that stopped sending runs because the kernel refused a segmented datagram (the results of that run were
+     * answered again on retransmission): 1 per such port.
+     */
+    UDP_SEGMENTATION_OFF,
+    /** Ports whose socket the kernel refused UDP GRO (udpGro=auto; on makes it an error): 1 per such port. */
+    UDP_GRO_OFF,
     /** Result datagrams dropped before sending by the drop simulator. */
     EGRESS_SIMULATED_DROPS,
     /** Result datagrams dropped because the port's send queue was full. */

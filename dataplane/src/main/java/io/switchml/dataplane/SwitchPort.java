@@ -7,13 +7,17 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.switchml.udp.Offload;
+import io.switchml.udp.UdpOffloads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,9 +52,15 @@ final class SwitchPort implements AutoCloseable {
     /** The port's shared-memory side; null without one. */
     private final IpcPort ipcPort;
 
+    /** Whether the port started sending results as runs (UDP GSO) and receiving with UDP GRO. */
+    private final boolean segmenting;
+    private final boolean coalescing;
+
     private SwitchPort(IoEventLoopGroup eventLoop, Channel channel, SwitchCounters counters, JobActivity activity,
-                       IpcPort ipcPort) {
+                       IpcPort ipcPort, boolean segmenting, boolean coalescing) {
         this.ipcPort = ipcPort;
+        this.segmenting = segmenting;
+        this.coalescing = coalescing;
         this.eventLoop = eventLoop;
         this.channel = channel;
         this.counters = counters;
@@ -67,9 +77,10 @@ final class SwitchPort implements AutoCloseable {
      */
     static SwitchPort bind(UdpTransport transport, Inet4Address address, int port, int portIndex, int portCount,
                            ControlPlane controlPlane, DropProbabilities dropProbabilities, long dropSeed,
-                           IpcDirectory ipc, long ipcSpinNanos) {
+                           IpcDirectory ipc, long ipcSpinNanos, Offload segmentation, Offload gro) {
         SwitchCounters counters = new SwitchCounters();
-        ChannelResultSink sink = new ChannelResultSink();
+        ChannelResultSink sink = new ChannelResultSink(counters,
+                segmentation.use("udpSegmentation", transport.segmentation(), transport.segmentationMissing()));
         SwitchProgram program = new SwitchProgram(controlPlane, portCount,
                 new DropSimulator(dropProbabilities, dropSeed), counters, sink);
         SwitchPortHandler handler = new SwitchPortHandler(portIndex, program, sink, counters);
@@ -79,21 +90,33 @@ final class SwitchPort implements AutoCloseable {
         IoEventLoopGroup eventLoop = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("switchml-switch-port-" + portIndex), LateFaultGuard.guard(transport.ioHandlerFactory(),
                         late -> ipcSide.get() != null && ipcSide.get().lateFault(late)));
+        // The receive side is set up as the channel is made, so that the allocator matches what the kernel granted.
+        AtomicBoolean coalescing = new AtomicBoolean();
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoop)
-                .channelFactory(() -> transport.newChannel(SocketProtocolFamily.INET))
+                .channelFactory(() -> {
+                    DatagramChannel channel = transport.newChannel(SocketProtocolFamily.INET);
+                    coalescing.set(UdpOffloads.prepareReceive(channel, MAX_DATAGRAM_BYTES, DATAGRAMS_PER_READ, gro));
+                    handler.coalescing(coalescing.get());
+                    return channel;
+                })
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SEND_QUEUE_LIMITS)
                 .handler(handler);
-        transport.receiveInBatches(bootstrap, MAX_DATAGRAM_BYTES, DATAGRAMS_PER_READ);
         ChannelFuture bound = bootstrap.bind(address, port).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             shutDown(eventLoop);
             Throwable cause = bound.cause();
+            if (cause instanceof IllegalStateException required) {
+                throw required; // udpGro=on where the kernel refused GRO: the message says so
+            }
             String message = "cannot bind switch UDP port " + (port == 0 ? "(ephemeral)" : port) + " on "
                     + address.getHostAddress() + ": " + cause.getMessage();
             throw new UncheckedIOException(message, cause instanceof IOException io ? io : new IOException(cause));
+        }
+        if (!coalescing.get() && gro == Offload.AUTO && transport == UdpTransport.EPOLL) {
+            counters.increment(SwitchCounter.UDP_GRO_OFF);
         }
         IpcPort ipcPort = null;
         if (ipc != null) {
@@ -110,7 +133,13 @@ final class SwitchPort implements AutoCloseable {
             eventLoop.submit(() -> handler.ipcPort(started)).awaitUninterruptibly();
             ipcPort.start();
         }
-        return new SwitchPort(eventLoop, bound.channel(), counters, program.activity(), ipcPort);
+        return new SwitchPort(eventLoop, bound.channel(), counters, program.activity(), ipcPort,
+                sink.segmenting(), coalescing.get());
+    }
+
+    /** The offloads the port started with, for the switch's start line: "GSO runs, GRO" or "none". */
+    String offloads() {
+        return segmenting && coalescing ? "GSO runs, GRO" : segmenting ? "GSO runs" : coalescing ? "GRO" : "none";
     }
 
     /** The bound UDP port. */

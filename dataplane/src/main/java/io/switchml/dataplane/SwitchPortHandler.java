@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import io.switchml.ipc.IpcPoller;
+import io.switchml.udp.DatagramBoundaries;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -27,12 +28,19 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
     private boolean loggedError;
     /** The port's shared-memory side, whose sleeping reader a one-byte datagram wakes; null without one. */
     private IpcPort ipcPort;
+    /** Which packets begin a datagram; set as the channel is made, before any read. */
+    private DatagramBoundaries boundaries = new DatagramBoundaries(false);
 
     SwitchPortHandler(int portIndex, SwitchProgram program, ChannelResultSink sink, SwitchCounters counters) {
         this.portIndex = portIndex;
         this.program = program;
         this.sink = sink;
         this.counters = counters;
+    }
+
+    /** Whether the channel receives with UDP GRO: set as it is made, before it is registered. */
+    void coalescing(boolean coalescing) {
+        this.boundaries = new DatagramBoundaries(coalescing);
     }
 
     /** Set once, on the port's event loop, before any worker can know the port's ring. */
@@ -45,6 +53,9 @@ final class SwitchPortHandler extends ChannelInboundHandlerAdapter {
         if (!(message instanceof DatagramPacket datagram)) {
             ReferenceCountUtil.release(message);
             return;
+        }
+        if (boundaries.begins(datagram.content())) {
+            counters.increment(SwitchCounter.DATAGRAMS_RECEIVED);
         }
         if (ipcPort != null && datagram.content().readableBytes() == IpcPoller.DOORBELL_BYTES) {
             // No packet of the protocol is this short: a co-located worker wrote to the ring while it slept.

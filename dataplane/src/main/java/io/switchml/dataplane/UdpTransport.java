@@ -1,10 +1,5 @@
 package io.switchml.dataplane;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.FixedRecvByteBufAllocator;
-import io.netty.channel.epoll.EpollChannelOption;
-
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
@@ -13,6 +8,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.switchml.udp.UdpOffloads;
 
 /** The Netty transport the switch ports run on: native epoll where Linux offers it, else NIO. */
 enum UdpTransport {
@@ -28,10 +24,8 @@ enum UdpTransport {
         }
 
         @Override
-        void receiveInBatches(Bootstrap bootstrap, int maxDatagramBytes, int datagramsPerRead) {
-            // recvmmsg: one system call fills a buffer of several datagrams, each handed on as a slice.
-            bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, maxDatagramBytes)
-                    .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(maxDatagramBytes * datagramsPerRead));
+        boolean segmentation() {
+            return UdpOffloads.segmentationAvailable();
         }
     },
     NIO {
@@ -50,9 +44,14 @@ enum UdpTransport {
 
     abstract DatagramChannel newChannel(SocketProtocolFamily family);
 
-    /** Receive buffers for datagrams of up to {@code maxDatagramBytes}, several per system call where the transport can. */
-    void receiveInBatches(Bootstrap bootstrap, int maxDatagramBytes, int datagramsPerRead) {
-        bootstrap.option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(maxDatagramBytes));
+    /** Whether its channels can send segmented datagrams (UDP GSO). */
+    boolean segmentation() {
+        return false;
+    }
+
+    /** Why {@link #segmentation()} is false, for the error of udpSegmentation=on. */
+    String segmentationMissing() {
+        return this == NIO ? "the switch runs on NIO, not the epoll transport" : UdpOffloads.segmentationMissing();
     }
 
     /** Epoll when {@code preferNative} and the native library loads, else NIO. */

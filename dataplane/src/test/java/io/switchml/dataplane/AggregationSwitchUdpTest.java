@@ -142,9 +142,10 @@ class AggregationSwitchUdpTest {
     void countersHaveStableNames() {
         try (AggregationSwitch aggregationSwitch = startOnLoopback(2, true)) {
             assertThat(aggregationSwitch.counters()).containsOnlyKeys(
-                    "packets_received", "ingress_simulated_drops", "contributions", "one_round_results",
+                    "packets_received", "datagrams_received", "ingress_simulated_drops", "contributions", "one_round_results",
                     "mismatched_rounds", "rounds_reopened", "results_sent",
-                    "retransmissions_answered", "retransmissions_dropped", "packets_sent", "egress_simulated_drops",
+                    "retransmissions_answered", "retransmissions_dropped", "packets_sent", "datagrams_sent",
+                    "segmented_datagrams_sent", "udp_segmentation_off", "udp_gro_off", "egress_simulated_drops",
                     "egress_queue_full_drops", "ipc_results", "ipc_wake_ups", "ipc_wake_ups_received", "ipc_records_unblocked", "ipc_rings_broken", "ipc_board_faults", "partials_forwarded", "spine_results", "io_errors",
                     "drops_truncated", "drops_too_long", "drops_wrong_msg_type", "drops_unused_bits",
                     "drops_one_round_too_long", "drops_unknown_source", "drops_unknown_job", "drops_job_mismatch", "drops_size_mismatch",

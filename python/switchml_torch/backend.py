@@ -8,8 +8,14 @@ MIN, MAX, PRODUCT and the bitwise ops (a switch only adds).
 The process group is a Python subclass of ``torch.distributed.ProcessGroup`` (the extension point
 of PyTorch 1.10+, PR 66338): C++ callers such as DDP's reducer reach its methods through
 pybind11's trampoline. On PyTorch 2.x, ``register_backend`` takes the devices, and a creator that
-returns a ``ProcessGroup`` subclass is used as the whole group (2.x's per-device ``Backend``
-objects are not used); see the README's PyTorch section for what was tested where.
+returns a ``ProcessGroup`` subclass is used as the whole group; a Python class cannot be one of 2.x's
+per-device ``Backend`` objects (they have no Python constructor). So the group answers under both
+lines' names: 1.13's (``_allgather_base``, ``_reduce_scatter_base``, ``alltoall_base``) and 2.x's
+(``all_gather_single``, ``reduce_scatter_single``, ``all_to_all_single`` and their ``*_coalesced``),
+which ``torch.distributed``'s Python functions call on the group and the trampoline finds from C++.
+What 2.x sends to a device's ``Backend`` instead (the C++ path of a method the trampoline does not
+forward, and what asks the group for a device) finds the group's Gloo, registered as its CPU
+backend (and CUDA's, where there is one). docs/pytorch.md says what was tested on which line.
 
 The agent's settings come from the environment, so that plain ``torchrun`` starts it with no
 wrapper: ``SWITCHML_ALGO`` (default switchml), ``SWITCHML_CONTROLLER`` (default
@@ -198,6 +204,9 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         super().__init__(rank, size)
         self._rank, self._size = rank, size
         self.gloo = dist.ProcessGroupGloo(dist.PrefixStore("switchml-gloo", store), rank, size, timeout)
+        if hasattr(self, "_register_backend"):  # 2.x (see the module's doc)
+            for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
+                self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.GLOO, self.gloo)
         algo = agent_options.pop("algo", None) or os.environ.get("SWITCHML_ALGO", "switchml")
         controller = agent_options.pop("controller", None) or os.environ.get("SWITCHML_CONTROLLER", DEFAULT_CONTROLLER)
         job = job or job_name(store, rank)
@@ -306,6 +315,14 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         flat = input.reshape(-1).clone()
         return _work(_all([self._reduce_part(output, flat, self._rank * output.numel(), op)], [output]))
 
+    def _reduce_scatter_coalesced(self, outputs, inputs, opts=None):
+        """Several reduce_scatter_tensor at once (2.x's coalescing manager, functional collectives)."""
+        opts = _options(opts, _c10d.ReduceScatterOptions)
+        if len(outputs) != len(inputs):
+            raise ValueError("reduce_scatter_tensor_coalesced: %d outputs for %d inputs" % (len(outputs), len(inputs)))
+        works = [self._reduce_scatter_base(o, i, opts) for o, i in zip(outputs, inputs)]
+        return _work(_all([w.get_future() for w in works], outputs))
+
     def _reduce_part(self, output, flat, start, op):
         def copy_out(value):
             output.copy_(value[start:start + output.numel()].view(output.shape))
@@ -331,6 +348,13 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
         # Gloo (1.13) has no _allgather_base: gather into the output's chunks, views of it.
         return self.gloo.allgather([list(output.reshape(-1).chunk(self._size))], [input.reshape(-1)],
                                    _options(opts, _c10d.AllgatherOptions))
+
+    def _allgather_into_tensor_coalesced(self, outputs, inputs, opts=None):
+        """Several all_gather_into_tensor at once (2.x's coalescing manager)."""
+        if len(outputs) != len(inputs):
+            raise ValueError("all_gather_into_tensor_coalesced: %d outputs for %d inputs" % (len(outputs), len(inputs)))
+        works = [self._allgather_base(o, i, opts) for o, i in zip(outputs, inputs)]
+        return _work(_all([w.get_future() for w in works], outputs))
 
     def allgather_coalesced(self, output_lists, input_list, opts=None):
         return self.gloo.allgather_coalesced(output_lists, input_list, _options(opts, _c10d.AllgatherOptions))
@@ -364,6 +388,14 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
 
     def recv_anysource(self, *args, **kwargs):
         return self.gloo.recv_anysource(*args, **kwargs)
+
+    # ---- 2.x's names for the same collectives (1.13 calls the ones above; 2.x's Python functions these)
+
+    all_gather_single = _allgather_base
+    reduce_scatter_single = _reduce_scatter_base
+    all_to_all_single = alltoall_base
+    all_gather_single_coalesced = allgather_into_tensor_coalesced = _allgather_into_tensor_coalesced
+    reduce_scatter_single_coalesced = reduce_scatter_tensor_coalesced = _reduce_scatter_coalesced
 
     def close(self):
         """Leaves the job (waits for the all-reduces in flight); destroy_process_group() does not call it,

@@ -1,5 +1,6 @@
 """Run by test_backend.py under `switchml torchrun --workers 2 backend_ranks.py --epochs 1 -x --name "a b"`:
-the switchml process group's collectives for every dtype and sparse tensors, DDP on it with no hook, and DDP with
+the switchml process group's collectives for every dtype and sparse tensors, every public collective reaching the
+group (under PyTorch 1.13's names or 2.x's) with exact results, DDP on it with no hook, and DDP with
 float16 and bfloat16 parameters through the comm hook; every rank prints "rank R ok"."""
 
 import os
@@ -66,26 +67,168 @@ try:
 except TypeError as e:
     assert "float32" in str(e) and "bool" in str(e), e
 
-# The rest through Gloo.
-t = torch.full((3,), float(rank))
-dist.broadcast(t, src=world - 1)
-assert torch.all(t == world - 1), t
-outs = [torch.zeros(2) for _ in range(world)]
-dist.all_gather(outs, torch.full((2,), float(rank)))
-assert all(torch.all(o == r) for r, o in enumerate(outs)), outs
-gathered = torch.zeros(2 * world)
-dist.all_gather_into_tensor(gathered, torch.full((2,), float(rank)))
-assert torch.equal(gathered, torch.arange(world, dtype=torch.float32).repeat_interleave(2)), gathered
+# Every public collective reaches the group, under 1.13's names or 2.x's, with exact results; SUM and AVG
+# reductions through the switch (the agent), the rest through Gloo.
+TORCH2 = int(torch.__version__.split(".")[0]) >= 2
+served = {"methods": set(), "switched": 0}
+
+
+def _counted(name, method):
+    def call(*args, **kwargs):
+        served["methods"].add(name)
+        return method(*args, **kwargs)
+    return call
+
+
+COLLECTIVES = [n for n in vars(type(group)) if not n.startswith("__") and n not in ("close", "getBackendName", "name",
+                                                                                     "_get_backend_name", "_agent_op")]
+for name in COLLECTIVES:
+    setattr(group, name, _counted(name, getattr(group, name)))
+_allreduce_async = group.agent.allreduce_async
+
+
+def _switched(*args, **kwargs):
+    served["switched"] += 1
+    return _allreduce_async(*args, **kwargs)
+
+
+group.agent.allreduce_async = _switched
+
+
+def check(what, names, switch, call):
+    """Runs ``call``; one of ``names`` (the group's methods) served it, through the switch or not."""
+    served["methods"].clear()
+    served["switched"] = 0
+    call()
+    assert served["methods"] & set(names), (what, "reached", sorted(served["methods"]), "not", names)
+    assert (served["switched"] > 0) == switch, (what, "switch" if switch else "Gloo", served)
+
+
+def all_reduce():
+    t = torch.full((5,), float(rank + 1))
+    dist.all_reduce(t)
+    assert torch.equal(t, torch.full((5,), float(ranks_sum))), t
+
+
+def all_reduce_max():
+    t = torch.full((5,), rank + 1, dtype=torch.int64)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    assert torch.equal(t, torch.full((5,), world, dtype=torch.int64)), t
+
+
+def all_reduce_coalesced():
+    ts = [torch.full((3,), float(rank + 1)), torch.full((1000,), 2.0 * (rank + 1))]  # one dtype, as torch requires
+    dist.all_reduce_coalesced(ts)
+    assert torch.equal(ts[0], torch.full((3,), float(ranks_sum))), ts[0]
+    assert torch.equal(ts[1], torch.full((1000,), 2.0 * ranks_sum)), ts[1]
+
+
+def reduce_scatter():
+    out = torch.zeros(2)
+    dist.reduce_scatter(out, [torch.full((2,), float(i + 10 * rank)) for i in range(world)])
+    assert torch.all(out == rank * world + 10 * sum(range(world))), out
+
+
+def reduce_scatter_tensor():
+    out = torch.zeros(3, dtype=torch.int64)
+    dist.reduce_scatter_tensor(out, torch.arange(3 * world, dtype=torch.int64) + rank)
+    assert torch.equal(out, (torch.arange(3) + 3 * rank) * world + sum(range(world))), out
+
+
+def all_gather():
+    outs = [torch.zeros(2) for _ in range(world)]
+    dist.all_gather(outs, torch.full((2,), float(rank)))
+    assert all(torch.all(o == r) for r, o in enumerate(outs)), outs
+
+
+def all_gather_into_tensor():
+    gathered = torch.zeros(2 * world)
+    dist.all_gather_into_tensor(gathered, torch.full((2,), float(rank)))
+    assert torch.equal(gathered, torch.arange(world, dtype=torch.float32).repeat_interleave(2)), gathered
+
+
+def all_to_all_single():
+    # Rank r sends its i-th pair of elements, 100 r + (2 i, 2 i + 1), to rank i.
+    out = torch.zeros(2 * world, dtype=torch.int64)
+    dist.all_to_all_single(out, torch.arange(2 * world, dtype=torch.int64) + 100 * rank)
+    expected = torch.cat([torch.tensor([2 * rank, 2 * rank + 1]) + 100 * r for r in range(world)])
+    assert torch.equal(out, expected), (out, expected)
+
+
+def broadcast():
+    t = torch.full((3,), float(rank))
+    dist.broadcast(t, src=world - 1)
+    assert torch.all(t == world - 1), t
+
+
+def send_recv():
+    # Each rank sends its rank to the next and receives the previous one's.
+    sent = dist.isend(torch.full((4,), rank + 1, dtype=torch.int32), dst=(rank + 1) % world)
+    got = torch.zeros(4, dtype=torch.int32)
+    dist.recv(got, src=(rank - 1) % world)
+    sent.wait()
+    assert torch.equal(got, torch.full((4,), (rank - 1) % world + 1, dtype=torch.int32)), got
+
+
+check("all_reduce", ["allreduce"], True, all_reduce)
+check("all_reduce MAX", ["allreduce"], False, all_reduce_max)
+check("all_reduce_coalesced", ["allreduce_coalesced"], True, all_reduce_coalesced)
+check("reduce_scatter", ["reduce_scatter"], True, reduce_scatter)
+check("reduce_scatter_tensor", ["_reduce_scatter_base", "reduce_scatter_single"], True, reduce_scatter_tensor)
+check("all_gather", ["allgather"], False, all_gather)
+check("all_gather_into_tensor", ["_allgather_base", "all_gather_single"], False, all_gather_into_tensor)
+check("all_to_all_single", ["alltoall_base", "all_to_all_single"], False, all_to_all_single)
+check("broadcast", ["broadcast"], False, broadcast)
+check("barrier", ["barrier"], False, dist.barrier)
+check("send/recv", ["send"], False, send_recv)
+assert "recv" in served["methods"], served
+if TORCH2:
+    # 2.x: several of a kind at once (the coalescing manager), and the functional collectives FSDP2 and DTensor use.
+    import torch.distributed._functional_collectives as funcol
+
+    def coalesced_reduce_scatter_tensors():
+        outs = [torch.zeros(3, dtype=torch.int64), torch.zeros(1)]
+        with dist._coalescing_manager():
+            dist.reduce_scatter_tensor(outs[0], torch.arange(3 * world, dtype=torch.int64) + rank)
+            dist.reduce_scatter_tensor(outs[1], torch.full((world,), float(rank)))
+        assert torch.equal(outs[0], (torch.arange(3) + 3 * rank) * world + sum(range(world))), outs
+        assert torch.equal(outs[1], torch.tensor([float(sum(range(world)))])), outs
+
+    def coalesced_all_gathers_into_tensors():
+        outs = [torch.zeros(2 * world), torch.zeros(world, dtype=torch.int64)]
+        with dist._coalescing_manager():
+            dist.all_gather_into_tensor(outs[0], torch.full((2,), float(rank)))
+            dist.all_gather_into_tensor(outs[1], torch.tensor([rank]))
+        assert torch.equal(outs[0], torch.arange(world, dtype=torch.float32).repeat_interleave(2)), outs
+        assert torch.equal(outs[1], torch.arange(world)), outs
+
+    def functional_all_reduce():
+        t = funcol.all_reduce(torch.full((4,), float(rank + 1)), "sum", group).wait()
+        assert torch.equal(t, torch.full((4,), float(ranks_sum))), t
+
+    def functional_reduce_scatter_tensor():
+        t = funcol.reduce_scatter_tensor(torch.arange(2 * world, dtype=torch.float32) + rank, "sum", 0, group).wait()
+        assert torch.equal(t, (torch.arange(2, dtype=torch.float32) + 2 * rank) * world + sum(range(world))), t
+
+    def functional_all_gather_tensor():
+        t = funcol.all_gather_tensor(torch.full((2,), float(rank)), 0, group).wait()
+        assert torch.equal(t, torch.arange(world, dtype=torch.float32).repeat_interleave(2)), t
+
+    check("coalesced reduce_scatter_tensor", ["reduce_scatter_single_coalesced", "reduce_scatter_tensor_coalesced"],
+          True, coalesced_reduce_scatter_tensors)
+    check("coalesced all_gather_into_tensor", ["all_gather_single_coalesced", "allgather_into_tensor_coalesced"],
+          False, coalesced_all_gathers_into_tensors)
+    check("functional all_reduce", ["allreduce"], True, functional_all_reduce)
+    check("functional reduce_scatter_tensor", ["reduce_scatter_single_coalesced", "reduce_scatter_tensor_coalesced"],
+          True, functional_reduce_scatter_tensor)
+    functional_all_gather_tensor()  # through the group's Gloo, its CPU backend: not one of the group's methods
+# The group's own methods again (DDP below calls them from C++).
+for name in COLLECTIVES:
+    delattr(group, name)
+del group.agent.allreduce_async
 objects = [None] * world
 dist.all_gather_object(objects, {"rank": rank})
 assert objects == [{"rank": r} for r in range(world)], objects
-# reduce_scatter: through the switch.
-out = torch.zeros(2)
-dist.reduce_scatter(out, [torch.full((2,), float(i + 10 * rank)) for i in range(world)])
-assert torch.all(out == rank * world + 10 * sum(range(world))), out
-out = torch.zeros(3, dtype=torch.int64)
-dist.reduce_scatter_tensor(out, torch.arange(3 * world, dtype=torch.int64) + rank)
-assert torch.equal(out, (torch.arange(3) + 3 * rank) * world + sum(range(world))), out
 dist.barrier()
 
 

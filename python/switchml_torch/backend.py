@@ -127,6 +127,19 @@ def job_secret(job, store=None, rank=0, env=None):
     return store.get(key).decode()
 
 
+def attempt_store(store, env=None):
+    """``store`` for this attempt of the workers: under torchrun's static rendezvous (its agent's store,
+    ``TORCHELASTIC_USE_AGENT_STORE=True``) 2.x hands restarted workers the agent's store as it was, where the dead
+    attempt's keys (its Gloo addresses among them) still are, so every attempt after the first gets a prefix of its
+    own (1.13's torchrun added one itself). A dynamic rendezvous (c10d, etcd) makes a store for every round, and its
+    nodes count restarts differently: its store is used as it is."""
+    env = os.environ if env is None else env
+    restart = _variable(env, "TORCHELASTIC_RESTART_COUNT")
+    if _variable(env, "TORCHELASTIC_USE_AGENT_STORE") == "True" and restart and restart != "0":
+        return dist.PrefixStore("switchml-attempt-%s" % restart, store)
+    return store
+
+
 # Works handed to C++ (DDP's reducer) are kept alive here a while: C++ holds only their C++ part, and a
 # Python override (get_future) is found only while the Python object lives (PyTorch PR 79176).
 _ALIVE = collections.deque()
@@ -203,6 +216,7 @@ class SwitchMLProcessGroup(dist.ProcessGroup):
     def __init__(self, store, rank, size, timeout, job=None, **agent_options):
         super().__init__(rank, size)
         self._rank, self._size = rank, size
+        store = attempt_store(store)
         self.gloo = dist.ProcessGroupGloo(dist.PrefixStore("switchml-gloo", store), rank, size, timeout)
         if hasattr(self, "_register_backend"):  # 2.x (see the module's doc)
             for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):

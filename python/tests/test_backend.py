@@ -1,6 +1,7 @@
 """The switchml torch.distributed backend: two ranks under `switchml torchrun` (backend_ranks.py), and
 what can be checked in one process (the job's name, dtype conversion, device staging)."""
 
+import datetime
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ import torch
 import switchml_torch
 from switchml_torch import agent as agent_module
 from switchml_torch.agent import AgentError
-from switchml_torch.backend import job_name, job_secret, launcher_job
+from switchml_torch.backend import attempt_store, job_name, job_secret, launcher_job
 
 HERE = Path(__file__).resolve().parent
 
@@ -73,6 +74,25 @@ def test_the_job_secret_is_the_launchers_else_rank_0s_through_the_store(tmp_path
     made = job_secret("j", store, 0, env={})
     assert len(made) >= 32 and job_secret("j", store, 1, env={}) == made
     assert job_secret("k", store, 0, env={}) != made  # every job its own
+
+
+def test_after_a_torchrun_restart_the_agents_store_gets_the_attempts_prefix(tmp_path):
+    import torch.distributed as dist
+    store = dist.FileStore(str(tmp_path / "store"), 1)
+    store.set("gloo-address", "of the dead attempt")
+    static = {"TORCHELASTIC_USE_AGENT_STORE": "True"}
+    assert attempt_store(store, env={**static, "TORCHELASTIC_RESTART_COUNT": "0"}) is store
+    assert attempt_store(store, env={}) is store
+    # A dynamic rendezvous: a fresh store every round, and nodes that count restarts differently.
+    assert attempt_store(store, env={"TORCHELASTIC_USE_AGENT_STORE": "False", "TORCHELASTIC_RESTART_COUNT": "2"}) is store
+    second = attempt_store(store, env={**static, "TORCHELASTIC_RESTART_COUNT": "1"})
+    assert second is not store
+    second.set_timeout(datetime.timedelta(milliseconds=200))
+    with pytest.raises(RuntimeError):  # the dead attempt's keys are not seen (1.13's PrefixStore has no check())
+        second.get("gloo-address")
+    second.set("gloo-address", "of attempt 1")
+    assert attempt_store(store, env={**static, "TORCHELASTIC_RESTART_COUNT": "1"}).get("gloo-address") == b"of attempt 1"
+    assert store.get("gloo-address") == b"of the dead attempt"
 
 
 def test_device_tensors_are_staged_through_host_memory():

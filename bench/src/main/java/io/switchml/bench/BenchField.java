@@ -40,7 +40,17 @@ public enum BenchField {
             ? Kernels.label() : null),
     /** System calls per all-reduce ({@code bench --syscalls}): a worker's, the mean over workers; the switch's. */
     WORKER_SYSCALLS("worker_syscalls", false, r -> r.workerSyscalls() == null ? null : r.workerSyscalls().toString()),
-    SWITCH_SYSCALLS("switch_syscalls", false, r -> r.switchSyscalls() == null ? null : r.switchSyscalls().toString());
+    SWITCH_SYSCALLS("switch_syscalls", false, r -> r.switchSyscalls() == null ? null : r.switchSyscalls().toString()),
+    /** The whole machine's busy CPU-seconds per all-reduce ({@link MachineCpu}). */
+    CPU_S("cpu_s", false, r -> r.cpuSeconds() == null ? null : fixed(r.cpuSeconds())),
+    /** A worker's datagrams per all-reduce to the switch and the packets each carried (runs: several). */
+    DATAGRAMS_OUT("datagrams_out", false, r -> r.datagrams() == null ? null : fixed(r.datagrams().out())),
+    PACKETS_PER_DATAGRAM_OUT("packets_per_datagram_out", false,
+            r -> r.datagrams() == null ? null : fixed(r.datagrams().packetsPerOut())),
+    /** A worker's datagrams of results per all-reduce and the results each carried. */
+    DATAGRAMS_IN("datagrams_in", false, r -> r.datagrams() == null ? null : fixed(r.datagrams().in())),
+    PACKETS_PER_DATAGRAM_IN("packets_per_datagram_in", false,
+            r -> r.datagrams() == null ? null : fixed(r.datagrams().packetsPerIn()));
 
     private final String key;
     private final boolean text;

@@ -14,22 +14,24 @@ public enum BenchFormat {
     TABLE {
         @Override
         public Optional<String> header() {
-            return Optional.of(String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s %15s",
+            return Optional.of(String.format(Locale.ROOT, "%-9s %7s %10s %7s %10s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s %15s %7s %21s",
                     "algo", "workers", "size", "type", "median_ms", "min_ms", "max_ms", "wire/size", "algbw_Gbps",
-                    "busbw_Gbps", "line_rate", "ATE/s", "retrans", "verified", "topology", "syscalls_w/sw"));
+                    "busbw_Gbps", "line_rate", "ATE/s", "retrans", "verified", "topology", "syscalls_w/sw", "cpu_s",
+                    "dgrams_out/in(pkt/dg)"));
         }
 
         @Override
         public String line(BenchRow row) {
             Double fraction = row.lineRateFraction();
             Double wire = row.wireRatio();
-            return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10s %10.3f %10.3f %9s %11.3e %8d %8s %8s %15s",
+            return String.format(Locale.ROOT, "%-9s %7d %10s %7s %10.3f %10.3f %10.3f %10s %10.3f %10.3f %9s %11.3e %8d %8s %8s %15s %7s %21s",
                     row.algo(), row.workers(), ByteSize.format(row.bytes()), row.type(), row.medianMs(), row.minMs(),
                     row.maxMs(), wire == null ? "-" : String.format(Locale.ROOT, "%.4f", wire), row.algbwGbps(),
                     row.busbwGbps(),
                     fraction == null ? "-" : String.format(Locale.ROOT, "%.3f", fraction), row.atePerSecond(),
                     row.retransmissions(), row.verified() == null ? "-" : row.verified() ? "yes" : "NO",
-                    row.topology() == null ? "-" : row.topology(), syscalls(row));
+                    row.topology() == null ? "-" : row.topology(), syscalls(row),
+                    row.cpuSeconds() == null ? "-" : String.format(Locale.ROOT, "%.2f", row.cpuSeconds()), datagrams(row));
         }
     },
     JSON {
@@ -82,6 +84,16 @@ public enum BenchFormat {
         }
         return (row.workerSyscalls() == null ? "-" : row.workerSyscalls().toString()) + "/"
                 + (row.switchSyscalls() == null ? "-" : row.switchSyscalls().toString());
+    }
+
+    /**
+     * The table's datagrams per all-reduce of a worker, to the switch / from it, with the packets per datagram each
+     * way: {@code 1171/1171(7.0/7.0)}; "-" where not known.
+     */
+    private static String datagrams(BenchRow row) {
+        BenchRow.Datagrams d = row.datagrams();
+        return d == null ? "-" : String.format(Locale.ROOT, "%.0f/%.0f(%.1f/%.1f)", d.out(), d.in(), d.packetsPerOut(),
+                d.packetsPerIn());
     }
 
     private static String jsonValue(BenchField field, String value) {

@@ -23,10 +23,31 @@ import java.util.List;
  *                 iterations (each iteration's barrier included); null when not counted ({@code bench --syscalls})
  * @param switchSyscalls the same for the switch's processes together; null when not counted or not known (a running
  *                 switch's, {@code --controller})
+ * @param cpuSeconds the whole machine's busy CPU-seconds per all-reduce (every process and the kernel's packet work,
+ *                 {@link MachineCpu}): in the rack, what the all-reduce costs the one machine that emulates it; null
+ *                 where not measured
+ * @param datagrams a worker's datagrams per all-reduce each way and the packets each carried, the mean over workers;
+ *                 null where not known (the TCP baselines)
  */
 public record BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                        double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes,
-                       String topology, Long workerSyscalls, Long switchSyscalls) {
+                       String topology, Long workerSyscalls, Long switchSyscalls, Double cpuSeconds, Datagrams datagrams) {
+    /**
+     * A worker's UDP datagrams per all-reduce, to the switch ({@code out}) and from it ({@code in}), and the packets per
+     * datagram each way (1 without runs; a run sent as one segmented datagram or received as one coalesced datagram is
+     * one datagram of several packets).
+     */
+    public record Datagrams(double out, double packetsPerOut, double in, double packetsPerIn) {
+    }
+
+    /** Without CPU time or datagrams. */
+    public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
+                    double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes,
+                    String topology, Long workerSyscalls, Long switchSyscalls) {
+        this(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified, rateBps, wireBytes,
+                topology, workerSyscalls, switchSyscalls, null, null);
+    }
+
     /** Without system calls counted. */
     public BenchRow(String algo, int workers, long bytes, String type, int iterations, double medianMs, double minMs,
                     double maxMs, long retransmissions, Boolean verified, Long rateBps, Long wireBytes, String topology) {
@@ -56,13 +77,13 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
     /** The same row, measured in a rack with links of this rate. */
     public BenchRow withRate(long bitsPerSecond) {
         return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
-                bitsPerSecond, wireBytes, topology, workerSyscalls, switchSyscalls);
+                bitsPerSecond, wireBytes, topology, workerSyscalls, switchSyscalls, cpuSeconds, datagrams);
     }
 
     /** The same row, measured in a rack of this topology. */
     public BenchRow withTopology(String rackTopology) {
         return new BenchRow(algo, workers, bytes, type, iterations, medianMs, minMs, maxMs, retransmissions, verified,
-                rateBps, wireBytes, rackTopology, workerSyscalls, switchSyscalls);
+                rateBps, wireBytes, rackTopology, workerSyscalls, switchSyscalls, cpuSeconds, datagrams);
     }
 
     /** Builds the row from every rank's report of one size. */
@@ -77,7 +98,21 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
         long syscalls = 0;
         boolean syscallsKnown = true;
         Long switchSyscalls = null;
+        Double cpuSeconds = null;
+        long[] traffic = new long[4]; // packets and datagrams sent, packets and datagrams received, over all workers
+        boolean trafficKnown = true;
         for (SizeReport r : reports) {
+            if (r.cpuNanos() >= 0) {
+                cpuSeconds = r.cpuNanos() / 1e9 / iterations;
+            }
+            SizeReport.Datagrams d = r.datagrams();
+            trafficKnown &= d != null;
+            if (d != null) {
+                traffic[0] += d.packetsSent();
+                traffic[1] += d.datagramsSent();
+                traffic[2] += d.packetsReceived();
+                traffic[3] += d.datagramsReceived();
+            }
             sent += r.bytesSent();
             sentKnown &= r.bytesSent() >= 0;
             syscalls += r.syscalls();
@@ -98,8 +133,15 @@ public record BenchRow(String algo, int workers, long bytes, String type, int it
                 : (slowest[iterations / 2 - 1] + slowest[iterations / 2]) / 2;
         Long wire = sentKnown ? Math.round((double) sent / reports.size() / iterations) : null;
         Long workerSyscalls = syscallsKnown ? Math.round((double) syscalls / reports.size() / iterations) : null;
+        double perWorker = (double) reports.size() * iterations;
+        Datagrams datagrams = trafficKnown ? new Datagrams(traffic[1] / perWorker, ratio(traffic[0], traffic[1]),
+                traffic[3] / perWorker, ratio(traffic[2], traffic[3])) : null;
         return new BenchRow(algo, workers, first.bytes(), type, iterations, median, slowest[0], slowest[iterations - 1],
-                retransmissions, verified, null, wire, null, workerSyscalls, switchSyscalls);
+                retransmissions, verified, null, wire, null, workerSyscalls, switchSyscalls, cpuSeconds, datagrams);
+    }
+
+    private static double ratio(long packets, long datagrams) {
+        return datagrams == 0 ? 0 : (double) packets / datagrams;
     }
 
     /** Bytes on the wire per worker over the tensor's bytes (1.5 for a 4-worker ring); null when unknown. */

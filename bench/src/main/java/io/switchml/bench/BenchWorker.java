@@ -112,6 +112,9 @@ public final class BenchWorker {
         long windows = 0; // switchml: bytes sent during the all-reduces only (its barrier is a packet all-reduce too)
         long loopStart = 0;
         long sent;
+        boolean machineCpu = allReduce.rank() == 0; // one process reads the whole machine's
+        long cpuNanos = machineCpu ? 0 : -1;
+        DatagramTally datagrams = new DatagramTally();
         TimedSyscalls syscalls = TimedSyscalls.of(plan, allReduce.rank());
         try (syscalls) {
             syscalls.start();
@@ -122,10 +125,16 @@ public final class BenchWorker {
                 if (i == 0) {
                     loopStart = sentBefore; // after a barrier: every worker's warm-up traffic is out
                 }
+                WorkerConnection.Counters countersBefore = session.counters();
+                long cpuBefore = machineCpu ? MachineCpu.busyNanos() : -1;
                 long t0 = System.nanoTime();
                 tensor.allReduce().run();
                 times[i] = System.nanoTime() - t0;
-                windows += session.counters().bytesSent() - sentBefore;
+                long cpuAfter = machineCpu ? MachineCpu.busyNanos() : -1;
+                cpuNanos = cpuBefore < 0 || cpuAfter < 0 || cpuNanos < 0 ? -1 : cpuNanos + (cpuAfter - cpuBefore);
+                WorkerConnection.Counters countersAfter = session.counters();
+                windows += countersAfter.bytesSent() - sentBefore;
+                datagrams.add(countersBefore, countersAfter);
             }
             sent = windows;
             if (!plan.algorithm().needsSwitch()) {
@@ -140,7 +149,28 @@ public final class BenchWorker {
         Boolean verified = plan.verify() ? tensor.exact().getAsBoolean() : null;
         return new SizeReport(allReduce.rank(), bytes, times, verified, tensor.digest().getAsLong(),
                 after.retransmissions() - before.retransmissions(), after.packets() - before.packets(), sent,
-                syscalls.worker(), syscalls.switchSide());
+                syscalls.worker(), syscalls.switchSide(), cpuNanos, datagrams.total());
+    }
+
+    /** A worker's datagrams over the timed all-reduces, summed iteration by iteration (barriers left out). */
+    private static final class DatagramTally {
+        private long packetsSent;
+        private long datagramsSent;
+        private long packetsReceived;
+        private long datagramsReceived;
+        private boolean known = true;
+
+        void add(WorkerConnection.Counters before, WorkerConnection.Counters after) {
+            known &= before.datagramsSent() >= 0 && after.datagramsSent() >= 0;
+            packetsSent += after.packets() - before.packets();
+            datagramsSent += after.datagramsSent() - before.datagramsSent();
+            packetsReceived += after.packetsReceived() - before.packetsReceived();
+            datagramsReceived += after.datagramsReceived() - before.datagramsReceived();
+        }
+
+        SizeReport.Datagrams total() {
+            return known ? new SizeReport.Datagrams(packetsSent, datagramsSent, packetsReceived, datagramsReceived) : null;
+        }
     }
 
     /** A generated input and its output buffer, of either element type. */

@@ -14,10 +14,27 @@ import io.switchml.launch.ReportLine;
  * @param syscalls  system calls this worker's process made during the timed iterations (barriers included), or -1
  *                  when not counted
  * @param switchSyscalls rank 0: those of the switch's processes over the same stretch, or -1 when not counted
+ * @param cpuNanos  rank 0: the whole machine's busy CPU time during the timed all-reduces ({@link MachineCpu}), or -1
+ * @param datagrams this worker's datagrams during the timed all-reduces, or null where not known (the TCP baselines)
  */
 public record SizeReport(int rank, long bytes, long[] timesNanos, Boolean verified, long digest, long retransmissions,
-                         long packets, long bytesSent, long syscalls, long switchSyscalls) {
+                         long packets, long bytesSent, long syscalls, long switchSyscalls, long cpuNanos,
+                         Datagrams datagrams) {
     static final String KIND = "RESULT";
+
+    /**
+     * A worker's UDP traffic over its timed all-reduces: packets and datagrams each way (a run sent as one segmented
+     * datagram, or received as one coalesced datagram, counts once).
+     */
+    public record Datagrams(long packetsSent, long datagramsSent, long packetsReceived, long datagramsReceived) {
+    }
+
+    /** Without CPU time or datagrams. */
+    public SizeReport(int rank, long bytes, long[] timesNanos, Boolean verified, long digest, long retransmissions,
+                      long packets, long bytesSent, long syscalls, long switchSyscalls) {
+        this(rank, bytes, timesNanos, verified, digest, retransmissions, packets, bytesSent, syscalls, switchSyscalls,
+                -1, null);
+    }
 
     /** Without system calls counted. */
     public SizeReport(int rank, long bytes, long[] timesNanos, Boolean verified, long digest, long retransmissions,

@@ -138,20 +138,59 @@ class BenchFormatsTest {
         assertThat(row.workerSyscalls()).isEqualTo(400); // (1000 + 600) / 2 workers / 2 iterations
         assertThat(row.switchSyscalls()).isEqualTo(3500); // rank 0's count of the switch, per iteration
         assertThat(row.withRate(1000).withTopology("fabric").switchSyscalls()).isEqualTo(3500);
-        assertThat(BenchFormat.TABLE.line(row)).endsWith("400/3500");
+        assertThat(BenchFormat.TABLE.line(row)).contains(" 400/3500 ");
         assertThat(BenchFormat.JSON.line(row)).contains("\"worker_syscalls\": 400", "\"switch_syscalls\": 3500");
 
         BenchRow ring = BenchRow.of("ring", 2, "float32", List.of(
                 new SizeReport(0, 4096, new long[]{1}, null, 1, 0, 0, 300, 50, -1),
                 new SizeReport(1, 4096, new long[]{1}, null, 1, 0, 0, 300, 70, -1)));
         assertThat(ring.switchSyscalls()).as("no switch").isNull();
-        assertThat(BenchFormat.TABLE.line(ring)).endsWith("60/-");
+        assertThat(BenchFormat.TABLE.line(ring)).contains(" 60/- ");
 
         BenchRow uncounted = BenchRow.of("ring", 2, "float32", List.of(
                 new SizeReport(0, 4, new long[]{1}, null, 1, 0, 0, 10), new SizeReport(1, 4, new long[]{1}, null, 1, 0, 0, 10)));
         assertThat(uncounted.workerSyscalls()).isNull();
-        assertThat(BenchFormat.TABLE.line(uncounted)).endsWith(" -");
+        assertThat(BenchFormat.TABLE.line(uncounted)).endsWith(" -       -                     -");
         assertThat(BenchFormat.JSON.line(uncounted)).contains("\"worker_syscalls\": null", "\"switch_syscalls\": null");
+    }
+
+    @Test
+    void cpuIsRankZerosMachineReadingAndDatagramsAWorkersMeanPerAllReduceWithPacketsPerDatagram() {
+        // Two workers, two iterations: rank 0 read 3 s of busy CPU over both; each worker sent 140 packets in 20
+        // datagrams (runs of 7) and received 140 results, rank 0 in 10 datagrams and rank 1 in 30.
+        BenchRow row = BenchRow.of("switchml", 2, "float32", List.of(
+                new SizeReport(0, 4096, new long[]{1, 2}, true, 1, 0, 140, 300, -1, -1, 3_000_000_000L,
+                        new SizeReport.Datagrams(140, 20, 140, 10)),
+                new SizeReport(1, 4096, new long[]{1, 2}, true, 1, 0, 140, 300, -1, -1, -1,
+                        new SizeReport.Datagrams(140, 20, 140, 30))));
+        assertThat(row.cpuSeconds()).isEqualTo(1.5); // per all-reduce
+        assertThat(row.datagrams()).isEqualTo(new BenchRow.Datagrams(10, 7, 10, 7)); // (20 + 20) / 2 / 2, 280 / 40
+        assertThat(BenchFormat.TABLE.line(row)).endsWith("    1.50        10/10(7.0/7.0)");
+        assertThat(BenchFormat.JSON.line(row)).contains("\"cpu_s\": 1.5000", "\"datagrams_out\": 10.0000",
+                "\"packets_per_datagram_out\": 7.0000", "\"datagrams_in\": 10.0000", "\"packets_per_datagram_in\": 7.0000");
+        assertThat(row.withRate(1000).withTopology("fabric")).extracting(BenchRow::cpuSeconds, BenchRow::datagrams)
+                .containsExactly(1.5, new BenchRow.Datagrams(10, 7, 10, 7));
+        // A report line carries both through its JSON.
+        SizeReport parsed = SizeReport.parse(new SizeReport(0, 4, new long[]{1}, null, 0, 0, 7, 12, -1, -1, 5,
+                new SizeReport.Datagrams(7, 1, 7, 2)).toLine());
+        assertThat(parsed.cpuNanos()).isEqualTo(5);
+        assertThat(parsed.datagrams()).isEqualTo(new SizeReport.Datagrams(7, 1, 7, 2));
+
+        BenchRow ring = BenchRow.of("ring", 2, "float32", List.of(
+                new SizeReport(0, 4096, new long[]{1}, null, 1, 0, 0, 300, -1, -1, 10_000_000L, null),
+                new SizeReport(1, 4096, new long[]{1}, null, 1, 0, 0, 300, -1, -1, -1, null)));
+        assertThat(ring.cpuSeconds()).isEqualTo(0.01);
+        assertThat(ring.datagrams()).as("TCP: no datagrams").isNull();
+    }
+
+    @Test
+    void theMachinesBusyTimeLeavesIdleAndIowaitOut() {
+        // user nice system idle iowait irq softirq steal guest guest_nice, in ticks of 10 ms
+        assertThat(MachineCpu.busyNanos("cpu  100 5 50 9000 300 1 4 2 0 0")).isEqualTo(162 * 10_000_000L);
+        assertThat(MachineCpu.busyNanos()).as("this machine's, where /proc/stat exists").satisfiesAnyOf(
+                v -> assertThat(v).isPositive(), v -> assertThat(MachineCpu.PROC_STAT).doesNotExist());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MachineCpu.busyNanos("intr 1 2 3"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/proc/stat");
     }
 
     @Test

@@ -41,8 +41,8 @@ class BenchOutputTest {
             }
         }
         assertThat(BenchFormat.CSV.line(ROWS.get(2))).startsWith("\"we\"\"ird,algo\",2,4096,int32,1,0.5000,");
-        // no rate, fraction, wire bytes, ratio, topology, kernels or system calls
-        assertThat(BenchFormat.CSV.line(ROWS.get(2))).endsWith(",false,,,,,,,,");
+        // no rate, fraction, wire bytes, ratio, topology, kernels, system calls, CPU time or datagrams
+        assertThat(BenchFormat.CSV.line(ROWS.get(2))).endsWith(",false,,,,,,,,,,,,,");
         assertThat(parseJson(BenchFormat.JSON.line(ROWS.get(0)))).containsEntry("algo", "switchml")
                 .containsEntry("bytes", "67108864").containsEntry("median_ms", "1112.0000")
                 .containsEntry("rate_bps", "500000000").containsEntry("line_rate_fraction", "0.9656")
@@ -58,8 +58,8 @@ class BenchOutputTest {
                 .isCloseTo(0.9656, within(1e-4));
         assertThat(ROWS.get(1).lineRateFraction()).isCloseTo(0.6190, within(1e-4));
         assertThat(ROWS.get(2).lineRateFraction()).isNull();
-        assertThat(BenchFormat.TABLE.line(ROWS.get(0))).contains("    0.966   ").endsWith("yes        -               -");
-        assertThat(BenchFormat.TABLE.line(ROWS.get(2))).contains("        -   ").endsWith("NO        -               -");
+        assertThat(BenchFormat.TABLE.line(ROWS.get(0))).contains("    0.966   ").endsWith("yes        -               -       -                     -");
+        assertThat(BenchFormat.TABLE.line(ROWS.get(2))).contains("        -   ").endsWith("NO        -               -       -                     -");
         assertThat(BenchFormat.TABLE.header().orElseThrow()).contains(" busbw_Gbps line_rate ", " max_ms  wire/size ");
         assertThat(BenchFormat.TABLE.line(ROWS.get(0))).contains(" 1.0328 ");
         assertThat(BenchFormat.JSON.header()).isEmpty();

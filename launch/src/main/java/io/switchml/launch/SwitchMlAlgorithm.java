@@ -5,6 +5,7 @@ import io.switchml.api.ReferenceAllReduce;
 import io.switchml.client.SwitchMLConfig;
 import io.switchml.client.SwitchMLConnection;
 import io.switchml.client.WorkerStatistics;
+import io.switchml.control.WorkerCounter;
 import io.switchml.collectives.Compression;
 
 import java.util.Map;
@@ -37,8 +38,11 @@ public final class SwitchMlAlgorithm implements AllReduceAlgorithm {
         SwitchMLConfig config = SwitchMLConfig.builder().settings(JobSecret.withLauncherSecret(settings, System.getenv())).build();
         SwitchMLConnection context = SwitchMLConnection.connect(config);
         return new WorkerConnection(context, () -> {
-            WorkerStatistics.Snapshot s = context.statistics().snapshot();
-            return new WorkerConnection.Counters(s.retransmissions(), s.packetsSent(), s.bytesSent());
+            WorkerStatistics statistics = context.statistics();
+            WorkerStatistics.Snapshot s = statistics.snapshot();
+            return new WorkerConnection.Counters(s.retransmissions(), s.packetsSent(), s.bytesSent(),
+                    statistics.count(WorkerCounter.DATAGRAMS_SENT), statistics.count(WorkerCounter.PACKETS_RECEIVED),
+                    statistics.count(WorkerCounter.DATAGRAMS_RECEIVED));
         }, context.config().elementsPerPacket(), context.config().lanes());
     }
 

@@ -24,8 +24,17 @@ import java.util.function.Supplier;
  */
 public record WorkerConnection(AllReduce allReduce, Supplier<Counters> counters, int elementsPerPacket, int laneBits)
         implements AutoCloseable {
-    /** Packets retransmitted and sent so far, and bytes put on the wire ({@code switchml}: UDP payload; the others: TCP). */
-    public record Counters(long retransmissions, long packets, long bytesSent) {
+    /**
+     * Packets retransmitted and sent so far, and bytes put on the wire ({@code switchml}: UDP payload; the others: TCP);
+     * over UDP also the datagrams sent, the results received and the datagrams they came in (a run sent or received as
+     * one segmented or coalesced datagram counts once, docs/ARCHITECTURE.md section 17), -1 where not known.
+     */
+    public record Counters(long retransmissions, long packets, long bytesSent, long datagramsSent, long packetsReceived,
+                           long datagramsReceived) {
+        /** Without datagram counts (the TCP baselines, a host's ranks that do not run its agent). */
+        public Counters(long retransmissions, long packets, long bytesSent) {
+            this(retransmissions, packets, bytesSent, -1, -1, -1);
+        }
     }
 
     /** How a {@code ring} or {@code ps} worker tells the launcher its endpoints and learns every rank's. */

@@ -194,7 +194,8 @@ class AggregationSwitchUdpTest {
                 .nativeTransport(nativeTransport));
     }
 
-    private static void awaitCounter(AggregationSwitch aggregationSwitch, String name, long expected) {
+    /** Waits up to the arrival time for a counter of the switch to reach {@code expected}, then checks it. */
+    static void awaitCounter(AggregationSwitch aggregationSwitch, String name, long expected) {
         long deadline = System.nanoTime() + ARRIVAL.toNanos();
         while (aggregationSwitch.counters().get(name) < expected && System.nanoTime() < deadline) {
             Thread.onSpinWait();

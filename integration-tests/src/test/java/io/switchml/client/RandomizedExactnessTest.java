@@ -2,6 +2,7 @@ package io.switchml.client;
 
 import io.switchml.api.ReduceOp;
 import io.switchml.api.ReferenceAllReduce;
+import io.switchml.control.WorkerCounter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -38,9 +39,12 @@ class RandomizedExactnessTest {
      * Clusters per worker count: group 0 without worker-side drops, the others with; groups 2 and 3
      * use 2048-element packets and start with a large case (1M to 4M elements); group 5 carries float32
      * in 16-bit lanes. Every cluster skips blocks zero at every worker (the default), which
-     * {@link TestTensors} has.
+     * {@link TestTensors} has. Group 6 injects no faults at the workers, so that they send runs of packets as one
+     * segmented datagram and receive runs of results as one coalesced datagram (UDP GSO and GRO, docs/ARCHITECTURE.md
+     * section 17): the switch's drop simulator then takes packets out of runs both ways.
      */
-    private static final int GROUPS = 6;
+    private static final int GROUPS = 7;
+    private static final int RUNS_BOTH_WAYS = 6;
     private static final int CASES_PER_CLUSTER = 12;
     private static final int LARGE = 4 << 20;
 
@@ -105,8 +109,12 @@ class RandomizedExactnessTest {
                 case 2 -> 1_000 + r.nextInt(3_000);
                 default -> 5_000 + r.nextInt(25_000);
             };
+            long faultSeed = r.nextLong();
+            if (group == RUNS_BOTH_WAYS) {
+                return new ClusterPlan(workers, group, seed, k, window, threads, new FaultInjection(0, 0, 0, 0, faultSeed));
+            }
             return new ClusterPlan(workers, group, seed, k, window, threads,
-                    new FaultInjection(drop, duplicate, delayRate, maxDelayMicros, r.nextLong()));
+                    new FaultInjection(drop, duplicate, delayRate, maxDelayMicros, faultSeed));
         }
 
         @Override
@@ -166,6 +174,10 @@ class RandomizedExactnessTest {
             cluster.service.dataplane().setDropProbabilities(0, 0);
             for (SwitchMLContext c : cluster.contexts) {
                 assertThat(c.statistics().snapshot().operationTimeouts()).as("%s", plan).isZero();
+                if (group == RUNS_BOTH_WAYS && NettyTransport.segmentation()) {
+                    assertThat(c.statistics().count(WorkerCounter.SEGMENTED_DATAGRAMS)).as("%s: runs sent", plan)
+                            .isPositive();
+                }
             }
         }
     }

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * topology as {@code bench/rack/rack.sh}): one network namespace per worker and one for the switch, joined by veth
  * pairs to a Linux bridge in the switch namespace (a flat L2 segment, so worker-to-worker traffic crosses the
  * sender's uplink and the receiver's downlink). Both ends of every veth are shaped with tbf at the line rate, with a
- * burst of max(rate x 1 ms, 128 KiB), 20 ms of queue on the worker side (a NIC pushes back rather than drops) and
+ * burst of max(rate x 1 ms, 128 KiB) (so a GSO send of up to 64 KiB crosses it whole), and receives with GRO as a NIC
+ * does ({@link #VETH_GRO}), 20 ms of queue on the worker side (a NIC pushes back rather than drops) and
  * 5 ms on a switch port. With switch hosts (a software switch on a server, not the switch chip), the switch process
  * runs in a namespace of its own behind one more veth pair to the bridge, shaped like a worker's link, so all n
  * workers' packets cross that one link (docs/ARCHITECTURE.md section 7). Optionally every receiving side (each worker, the switch's own address) drops a fraction of
@@ -40,6 +41,13 @@ public final class Rack implements AutoCloseable {
     /** Queue latency of a worker's NIC and of a switch port (docs/ARCHITECTURE.md section 7). */
     static final String WORKER_LATENCY = "20ms";
     static final String SWITCH_LATENCY = "5ms";
+    /**
+     * Whether every veth end receives with GRO, as a NIC does by default (system property {@code switchml.rack.vethGro},
+     * {@code on} unless {@code off}): packets of one flow that arrive back to back are coalesced before the stack, UDP
+     * ones only for a socket that asked for UDP GRO (and, with {@code rx-udp-gro-forwarding}, for forwarding), TCP
+     * segments for every socket. GSO sends cross veth, bridge and tbf whole either way.
+     */
+    static final boolean VETH_GRO = !"off".equalsIgnoreCase(System.getProperty("switchml.rack.vethGro", "on"));
     /** The smallest tbf burst that keeps GSO sends whole. */
     static final long MIN_BURST_BYTES = 128 << 10;
     /** Resolution of the nftables drop rule: {@code numgen random mod 1000000 < p x 1e6}. */
@@ -163,6 +171,7 @@ public final class Rack implements AutoCloseable {
 
         public String describe() {
             return workers + " workers, links " + rateBps + " bit/s (tbf burst " + burstBytes() + " B), MTU " + mtu
+                    + (VETH_GRO ? ", veth GRO on" : ", veth GRO off")
                     + (ranksPerHost > 1 ? ", " + hosts() + " hosts of " + ranksPerHost + " ranks behind one link each, a"
                     + " host's ranks summing through one agent, the switch on the fabric"
                     : leaves > 0 ? ", " + leaves + " racks with a leaf switch on each fabric, under a spine behind one"
@@ -229,6 +238,9 @@ public final class Rack implements AutoCloseable {
         requireTool("tc", "iproute2", "-V");
         if (spec.dropProbability() > 0) {
             requireTool("nft", "nftables", "--version");
+        }
+        if (VETH_GRO) {
+            requireTool("ethtool", "ethtool", "--version");
         }
         int run = RUNS.getAndIncrement();
         String prefix = "sml" + ProcessHandle.current().pid() + (char) ('a' + run % 26);
@@ -362,6 +374,10 @@ public final class Rack implements AutoCloseable {
                     String.valueOf(spec.mtu()));
             run("ip", "link", "set", a, "netns", nsA);
             run("ip", "link", "set", b, "netns", nsB);
+            if (VETH_GRO) {
+                run("ip", "netns", "exec", nsA, "ethtool", "-K", a, "gro", "on", "rx-udp-gro-forwarding", "on");
+                run("ip", "netns", "exec", nsB, "ethtool", "-K", b, "gro", "on", "rx-udp-gro-forwarding", "on");
+            }
         } catch (RuntimeException e) {
             runQuietly("ip", "link", "del", a); // still in this namespace: no namespace deletion would remove it
             throw e;

@@ -30,7 +30,7 @@ public final class UdpOffloads {
      * With GRO, the packets one turn of the event loop reads at most: Netty counts every packet of a coalesced
      * datagram, so its default of 16 would end the turn after one datagram of runs.
      */
-    static final int PACKETS_PER_TURN = 1024;
+    static final int PACKETS_PER_TURN = 256;
 
     private UdpOffloads() {
     }

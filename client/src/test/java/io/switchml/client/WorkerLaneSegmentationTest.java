@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
-import io.netty.util.ReferenceCountUtil;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.ReferenceAllReduce;
 import io.switchml.protocol.PayloadSize;
-import java.io.IOException;
+import io.switchml.udp.RefusesSegmentedDatagrams;
 import java.net.InetSocketAddress;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
@@ -32,25 +28,9 @@ class WorkerLaneSegmentationTest {
     private static final int K = 64;
     private static final InetSocketAddress SWITCH = new InetSocketAddress("127.0.0.1", 9);
 
-    /** Refuses every segmented datagram, as the kernel does on such a path; other writes go on. */
-    private static final class RefusesSegments extends ChannelOutboundHandlerAdapter {
-        int refused;
-
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (msg instanceof SegmentedDatagramPacket) {
-                refused++;
-                ReferenceCountUtil.release(msg);
-                promise.setFailure(new IOException("sendmmsg(..) failed: Input/output error"));
-                return;
-            }
-            ctx.write(msg, promise);
-        }
-    }
-
     @Test
     void aRefusedSegmentedDatagramTurnsSegmentationOffAndItsPacketsAreResentOneByOne() {
-        RefusesSegments path = new RefusesSegments();
+        RefusesSegmentedDatagrams path = new RefusesSegmentedDatagrams();
         EmbeddedChannel channel = new EmbeddedChannel(path);
         WorkerStatistics statistics = new WorkerStatistics();
         List<RuntimeException> failures = new ArrayList<>();
@@ -92,7 +72,7 @@ class WorkerLaneSegmentationTest {
         }
         assertThat(op.future).as("the all-reduce ended").isCompleted();
         assertThat(failures).isEmpty();
-        assertThat(path.refused).isEqualTo(1);
+        assertThat(path.refused()).isEqualTo(1);
         assertThat(statistics.count(io.switchml.control.WorkerCounter.SEGMENTED_DATAGRAMS)).isEqualTo(1);
         assertThat(out).isEqualTo(ReferenceAllReduce.floats(new float[][]{in}, K, ReduceOp.SUM));
         channel.finishAndReleaseAll();

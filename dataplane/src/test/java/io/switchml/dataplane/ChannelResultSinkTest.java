@@ -7,13 +7,12 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
+import io.switchml.udp.RefusesSegmentedDatagrams;
 import io.switchml.udp.UdpOffloads;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -28,22 +27,6 @@ import org.junit.jupiter.api.Test;
 class ChannelResultSinkTest {
     private static final InetSocketAddress A = new InetSocketAddress("127.0.0.1", 40001);
     private static final InetSocketAddress B = new InetSocketAddress("127.0.0.1", 40002);
-
-    /** Refuses segmented datagrams, as the kernel does where the path's device cannot checksum them (EIO). */
-    private static final class RefusesRuns extends ChannelOutboundHandlerAdapter {
-        int refused;
-
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (msg instanceof SegmentedDatagramPacket) {
-                refused++;
-                ReferenceCountUtil.release(msg);
-                promise.setFailure(new IOException("sendmmsg(..) failed: Input/output error"));
-                return;
-            }
-            ctx.write(msg, promise);
-        }
-    }
 
     /** The port under test: an embedded channel, the sink bound to its last handler's context. */
     private static final class Port {
@@ -143,10 +126,10 @@ class ChannelResultSinkTest {
 
     @Test
     void aRefusedRunTurnsSegmentationOffForThePortOnceAndForAll() {
-        RefusesRuns path = new RefusesRuns();
+        RefusesSegmentedDatagrams path = new RefusesSegmentedDatagrams();
         Port port = new Port(true, path);
         port.read(266, A, 266, A, 266, A);
-        assertThat(path.refused).isEqualTo(1);
+        assertThat(path.refused()).isEqualTo(1);
         assertThat(port.written()).isEmpty(); // lost: the workers resend, and the switch answers from the stored result
         assertThat(port.sink.segmenting()).isFalse();
         port.read(266, A, 266, A);
@@ -154,7 +137,7 @@ class ChannelResultSinkTest {
         List<Object> written = port.written();
         assertThat(written).hasSize(4).allMatch(m -> !(m instanceof SegmentedDatagramPacket));
         written.forEach(ReferenceCountUtil::release);
-        assertThat(path.refused).isEqualTo(1);
+        assertThat(path.refused()).isEqualTo(1);
         assertThat(SwitchCounters.snapshot(List.of(port.counters))).containsEntry("udp_segmentation_off", 1L).containsEntry("io_errors", 1L);
     }
 

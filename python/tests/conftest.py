@@ -2,7 +2,11 @@
 SWITCHML_JAVA and SWITCHML_CLASSPATH say otherwise; SWITCHML_COMMAND is the launcher (./switchml)."""
 
 import os
+import re
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -29,3 +33,32 @@ def agent_environment(monkeypatch):
 @pytest.fixture
 def launcher():
     return os.environ.get("SWITCHML_COMMAND", str(ROOT / "switchml"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def switch(launcher, tmp_path):
+    """A switch on loopback that requires job secrets; its controller's address (for SWITCHML_CONTROLLER)."""
+    log = tmp_path / "switch.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([launcher, "switch", "--bind", "127.0.0.1", "--controller-bind", "127.0.0.1",
+                                    "--port", "0", "--controller-port", "0",
+                                    "--require-job-secrets"], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            ready = re.search(r"ready: controller (\S+) ", log.read_text())
+            if ready:
+                yield ready.group(1)
+                return
+            assert process.poll() is None, log.read_text()
+            time.sleep(0.2)
+        pytest.fail("the switch did not start within 90 s: " + log.read_text())
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -4,47 +4,17 @@ torch.distributed.run` (with --redirects 1 --tee 1, which torchrun 1.13 needs on
 
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import pytest
+from conftest import free_port
 
 HERE = Path(__file__).resolve().parent
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def switch(launcher, tmp_path):
-    log = tmp_path / "switch.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen([launcher, "switch", "--bind", "127.0.0.1", "--controller-bind", "127.0.0.1",
-                                    "--port", "0", "--controller-port", "0",
-                                    "--require-job-secrets"], stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            ready = re.search(r"ready: controller (\S+) ", log.read_text())
-            if ready:
-                yield ready.group(1)
-                return
-            assert process.poll() is None, log.read_text()
-            time.sleep(0.2)
-        pytest.fail("the switch did not start within 90 s: " + log.read_text())
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
 def test_the_backend_starts_under_pytorchs_own_torchrun(switch, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, SWITCHML_CONTROLLER=switch, PYTHONPATH=str(HERE.parent), OMP_NUM_THREADS="1")
     env.pop("SWITCHML_JOB", None)
     run = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--redirects", "1",
@@ -58,7 +28,7 @@ def test_the_backend_starts_under_pytorchs_own_torchrun(switch, tmp_path):
 
 
 def test_horovods_elastic_api_goes_on_from_the_last_commit_after_torchrun_restarts_the_ranks(switch, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, SWITCHML_CONTROLLER=switch, PYTHONPATH=str(HERE.parent), OMP_NUM_THREADS="1",
                SWITCHML_ELASTIC_DIR=str(tmp_path / "elastic"))
     env.pop("SWITCHML_JOB", None)

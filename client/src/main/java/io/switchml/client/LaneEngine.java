@@ -192,11 +192,6 @@ final class LaneEngine {
         return index;
     }
 
-    /** Every slot's packet buffer back to back, slot i at {@code i * packetBytes}: for a transport that sends runs of them. */
-    ByteBuffer packetMemory() {
-        return txMemory.duplicate();
-    }
-
     /** Slot {@code slot}'s packet buffer (direct, big-endian), for a transport that wraps it once. */
     ByteBuffer packetBuffer(int slot) {
         return txBuffers[slot];

@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * {@link LaneEngine#TICK_NANOS} while it is busy), and the hop onto the loop for calls from other threads. Every call into the engine happens
  * on the loop, so the engine needs no lock. The engine's packets are written as they are made and
  * flushed once per burst: after the results of one read, after a task's first window, after the
- * retransmissions of one tick. Over UDP with GSO, consecutive full-size packets of a burst go as one
- * segmented datagram ({@link SegmentRun}).
+ * retransmissions of one tick. Over UDP with GSO, a burst's packets of one length go as one segmented datagram
+ * ({@link SegmentRun}); with GRO, a run of results arrives as one read (docs/ARCHITECTURE.md section 17).
  */
 final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> implements LaneEngine.Transport,
         IpcLink.Receiver {
@@ -41,8 +42,6 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     private final WorkerStatistics statistics;
     /** Per window slot: the engine's packet buffer, wrapped once. */
     private final ByteBuf[] packets;
-    /** Over UDP with GSO: the engine's send memory (every slot's packet back to back), wrapped once; else null. */
-    private final ByteBuf sendMemory;
     /** The packets of this burst not yet written, while they can go as one segmented datagram; null without GSO. */
     private final SegmentRun run;
     private final InetSocketAddress switchEndpoint;
@@ -76,8 +75,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             packets[i] = Unpooled.wrappedBuffer(engine.packetBuffer(i));
         }
         this.segmenting = link == null && segmentation;
-        this.sendMemory = segmenting ? Unpooled.wrappedBuffer(engine.packetMemory()) : null;
-        this.run = segmenting ? new SegmentRun(size.packetBytes()) : null;
+        this.run = segmenting ? new SegmentRun() : null;
         this.boundaries = new DatagramBoundaries(link == null && coalescing);
     }
 
@@ -147,7 +145,11 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             write(slot, length);
         } else if (!run.add(slot, length)) {
             writeRun();
-            run.add(slot, length);
+            if (segmenting) {
+                run.add(slot, length);
+            } else {
+                write(slot, length); // the kernel refused that run: one datagram per packet from now on
+            }
         }
     }
 
@@ -157,7 +159,7 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             link.flush();
             return;
         }
-        if (segmenting) {
+        if (run != null) {
             writeRun();
         }
         channel.flush();
@@ -171,17 +173,29 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
     }
 
     /**
-     * Writes the run of packets gathered so far: one packet as it is, several as one datagram of their bytes in
-     * the send memory, cut by the kernel at the packet size (one small object per run, not per packet).
+     * Writes the run of packets gathered so far: one packet as it is, several as one datagram gathered from their
+     * slots' buffers (no copy), which the kernel cuts at the first packet's length; one datagram each where the
+     * kernel refused an earlier run.
      */
     private void writeRun() {
         if (run.isEmpty()) {
             return;
         }
-        if (run.count() == 1) {
-            write(run.first(), run.bytes());
+        if (run.count() == 1 || !segmenting) {
+            int left = run.bytes();
+            for (int i = 0; i < run.count(); i++) {
+                int length = Math.min(run.segmentBytes(), left);
+                write(run.slot(i), length);
+                left -= length;
+            }
         } else {
-            ByteBuf bytes = sendMemory.retainedSlice(run.first() * run.segmentBytes(), run.bytes());
+            CompositeByteBuf bytes = channel.alloc().compositeDirectBuffer(run.count());
+            int left = run.bytes();
+            for (int i = 0; i < run.count(); i++) {
+                int length = Math.min(run.segmentBytes(), left);
+                bytes.addComponent(true, packets[run.slot(i)].retainedSlice(0, length));
+                left -= length;
+            }
             channel.write(new SegmentedDatagramPacket(bytes, run.segmentBytes(), switchEndpoint))
                     .addListener(segmentedSent);
             statistics.segmentedDatagrams.increment();

@@ -3,16 +3,17 @@ package io.switchml.dataplane;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.switchml.udp.RunShape;
 import io.switchml.udp.UdpOffloads;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * The result datagrams of one read of a switch port, gathered per recipient into runs (docs/ARCHITECTURE.md section
- * 17): a recipient's results of one length, the last of a run possibly shorter, at most {@link UdpOffloads#MAX_SEGMENTS}
- * and {@link UdpOffloads#MAX_DATAGRAM_BYTES} bytes, go out as one segmented datagram that the kernel cuts into exactly
+ * 17): a recipient's results that fit one {@link RunShape} go out as one segmented datagram that the kernel cuts into exactly
  * those datagrams. A multicast of r results to n workers is then n sends, not n x r. Nothing waits for a run: the port
  * writes the runs when the read that produced them ends.
  */
@@ -23,24 +24,11 @@ final class ResultRuns {
         void write(InetSocketAddress recipient, ByteBuf content, int segmentBytes, int segments);
     }
 
-    /** A recipient's results not yet written: retained buffers of one length, the last possibly shorter. */
+    /** A recipient's results not yet written, in a {@link RunShape}. */
     private static final class Run {
+        private final RunShape shape = new RunShape();
         private final ByteBuf[] parts = new ByteBuf[UdpOffloads.MAX_SEGMENTS];
         private InetSocketAddress recipient;
-        private int count;
-        private int segmentBytes;
-        private int bytes;
-
-        boolean accepts(int length) {
-            boolean lastWasShort = bytes != count * segmentBytes;
-            return !lastWasShort && length <= segmentBytes && count < parts.length
-                    && bytes + length <= UdpOffloads.MAX_DATAGRAM_BYTES;
-        }
-
-        void append(ByteBuf result) {
-            parts[count++] = result;
-            bytes += result.readableBytes();
-        }
     }
 
     private final Out out;
@@ -61,7 +49,7 @@ final class ResultRuns {
         this.allocator = allocator;
         int length = result.readableBytes();
         Run run = open.get(recipient);
-        if (run != null && !run.accepts(length)) {
+        if (run != null && !run.shape.add(length)) {
             open.remove(recipient);
             write(run);
             run = null;
@@ -69,10 +57,10 @@ final class ResultRuns {
         if (run == null) {
             run = spare.isEmpty() ? new Run() : spare.pop();
             run.recipient = recipient;
-            run.segmentBytes = length;
+            run.shape.add(length);
             open.put(recipient, run);
         }
-        run.append(result);
+        run.parts[run.shape.count() - 1] = result;
     }
 
     /** Whether results wait to be written. */
@@ -89,19 +77,19 @@ final class ResultRuns {
     }
 
     private void write(Run run) {
-        if (run.count == 1) {
-            out.write(run.recipient, run.parts[0], run.segmentBytes, 1);
+        int count = run.shape.count();
+        if (count == 1) {
+            out.write(run.recipient, run.parts[0], run.shape.segmentBytes(), 1);
         } else {
-            CompositeByteBuf content = allocator.compositeDirectBuffer(run.count);
-            for (int i = 0; i < run.count; i++) {
+            CompositeByteBuf content = allocator.compositeDirectBuffer(count);
+            for (int i = 0; i < count; i++) {
                 content.addComponent(true, run.parts[i]); // the composite owns them now
             }
-            out.write(run.recipient, content, run.segmentBytes, run.count);
+            out.write(run.recipient, content, run.shape.segmentBytes(), count);
         }
-        java.util.Arrays.fill(run.parts, 0, run.count, null);
+        Arrays.fill(run.parts, 0, count, null);
         run.recipient = null;
-        run.count = 0;
-        run.bytes = 0;
+        run.shape.clear();
         spare.push(run);
     }
 }

@@ -168,8 +168,10 @@ public final class BenchWorker {
             datagramsReceived += after.datagramsReceived() - before.datagramsReceived();
         }
 
+        /** Null where not known, and where nothing went over UDP (the switch's shared-memory port). */
         SizeReport.Datagrams total() {
-            return known ? new SizeReport.Datagrams(packetsSent, datagramsSent, packetsReceived, datagramsReceived) : null;
+            return known && (datagramsSent > 0 || datagramsReceived > 0)
+                    ? new SizeReport.Datagrams(packetsSent, datagramsSent, packetsReceived, datagramsReceived) : null;
         }
     }
 

@@ -68,7 +68,8 @@ class SwitchMlCommandIT {
         List<String> lines = out.lines().toList();
         assertThat(lines).as("a header and one row; progress goes to standard error").hasSize(2);
         assertThat(lines.get(0)).isEqualTo("algo,workers,bytes,type,iterations,median_ms,min_ms,max_ms,algbw_gbps,"
-                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction,wire_bytes,wire_ratio,topology,kernels,worker_syscalls,switch_syscalls");
+                + "busbw_gbps,goodput_gbps,ate_per_s,retransmissions,verified,rate_bps,line_rate_fraction,wire_bytes,wire_ratio,topology,kernels,worker_syscalls,switch_syscalls,"
+                + "cpu_s,datagrams_out,packets_per_datagram_out,datagrams_in,packets_per_datagram_in");
         assertThat(lines.get(1)).startsWith("switchml,2,65536,float32,1,").contains(",,,"); // not verified, no rate
         BufferedImage image = ImageIO.read(png.toFile());
         assertThat(image.getWidth()).isPositive();
@@ -84,7 +85,10 @@ class SwitchMlCommandIT {
                     "--elements-per-packet", "64");
             assertThat(out).contains("algo", "median_ms", "busbw_Gbps");
             assertThat(out.lines().filter(l -> l.startsWith("switchml")).toList()).hasSize(3)
-                    .allSatisfy(l -> assertThat(l).contains("int32").endsWith(" yes        -               -")); // verified; no rack topology; no system calls counted
+                    // verified; no rack topology; no system calls counted; the machine's CPU time; no datagrams (the
+                    // workers reach the switch through its shared-memory port)
+                    .allSatisfy(l -> assertThat(l).contains("int32", " yes        -               - ")
+                            .matches(".* [0-9]+\\.[0-9]{2} +-$"));
             assertThat(service.dataplane().counters().get("contributions")).isPositive();
         }
     }

@@ -131,8 +131,10 @@ def attempt_store(store, env=None):
     """``store`` for this attempt of the workers: under torchrun's static rendezvous (its agent's store,
     ``TORCHELASTIC_USE_AGENT_STORE=True``) 2.x hands restarted workers the agent's store as it was, where the dead
     attempt's keys (its Gloo addresses among them) still are, so every attempt after the first gets a prefix of its
-    own (1.13's torchrun added one itself). A dynamic rendezvous (c10d, etcd) makes a store for every round, and its
-    nodes count restarts differently: its store is used as it is."""
+    own (1.13's torchrun added one itself). A dynamic rendezvous (c10d, etcd) on 1.13, or on 2.x with
+    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1``, makes a store for every round (``TORCHELASTIC_USE_AGENT_STORE=False``),
+    which is used as it is. (2.x's c10d default, one store shared across rounds, also says True, while its nodes count
+    restarts each their own: a host joining later does not work there yet, docs/pytorch.md "On PyTorch 2.x".)"""
     env = os.environ if env is None else env
     restart = _variable(env, "TORCHELASTIC_RESTART_COUNT")
     if _variable(env, "TORCHELASTIC_USE_AGENT_STORE") == "True" and restart and restart != "0":

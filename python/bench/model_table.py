@@ -82,8 +82,9 @@ def loss_gap(reference, other):
 
 def table(rows):
     lines = ["| model | parameters | gradients | ranks | links | aggregation | step, Gloo | step | speedup"
-             " | samples/s | comm share | loss@N, Gloo | loss@N | loss gap | parameters identical |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             " | samples/s | comm share | loss@N, Gloo | loss@N | loss gap | parameters identical"
+             " | CPU-s per step, Gloo | CPU-s per step |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def seconds(row):
         return "-" if row is None else "%.3f s" % row["step_seconds"]
@@ -91,17 +92,20 @@ def table(rows):
     def loss(row):
         return "-" if row is None else "%.4f" % row["loss"]
 
+    def cpu(row):  # the whole machine's busy CPU-seconds per timed step (models.py's cpu_seconds_per_step)
+        return "-" if row is None or row.get("cpu_seconds_per_step") is None else "%.2f" % row["cpu_seconds_per_step"]
+
     for (model, workers, rate), reference, other in comparisons(rows):
         shown = other or reference
         ratio, gap = speedup(reference, other), loss_gap(reference, other)
         share = shown.get("aggregation_fraction")
         identical = all(r["parameters_identical"] for r in (reference, other) if r is not None)
-        lines.append("| %s | %.1f M | %.1f MB | %d | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %.1f M | %.1f MB | %d | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
             model, shown["parameters"] / 1e6, shown["gradient_bytes"] / 1e6, workers, rate_text(rate),
             aggregation(other) if other is not None else "-", seconds(reference), seconds(other),
             "-" if ratio is None else "%.2fx" % ratio, shown["samples_per_s"],
             "n/a" if share is None else "%.0f %%" % (100 * share), loss(reference), loss(other),
-            "-" if gap is None else "%+.2f %%" % (100 * gap), "yes" if identical else "NO"))
+            "-" if gap is None else "%+.2f %%" % (100 * gap), "yes" if identical else "NO", cpu(reference), cpu(other)))
     return "\n".join(lines)
 
 

@@ -178,9 +178,12 @@ def train(name, args, rank, world, agent):
     torch.manual_seed(args.seed * 1000 + rank)  # dropout's masks: this rank's own, the same on every backend
     model.train()
     losses, step_seconds, aggregation = [], [], 0.0
+    busy = None  # the whole machine's busy CPU-seconds at the first timed step
     overlap = [0.0, 0.0, 0.0]  # backward compute, all-reduce in flight, the two at once: seconds over timed steps
     for step in range(args.steps):
         in_flight = timing.aggregation_seconds if timing else 0.0
+        if step == args.warmup:
+            busy = machine_busy_seconds()
         start = time.monotonic()
         optimizer.zero_grad()
         loss = workload.loss(model(*inputs), target)
@@ -191,12 +194,14 @@ def train(name, args, rank, world, agent):
             step_seconds.append(time.monotonic() - start)
             aggregation += (timing.aggregation_seconds - in_flight) if timing else 0.0
             overlap = [a + b for a, b in zip(overlap, ddp_step_times(model))]
+    end = machine_busy_seconds()
+    busy = None if busy is None or end is None else end - busy
     gradients = [p.grad for p in model.parameters() if p.grad is not None]
     zeros = sum(int((g == 0).sum()) for g in gradients) / max(1, sum(g.numel() for g in gradients))
     stats = [None] * world
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
     dist.all_gather_object(stats, (losses, sum(step_seconds), aggregation if timing else None, checksum(module), peak,
-                                   overlap))
+                                   overlap, busy))
     slowest = max(s[1] for s in stats)
     timed = args.steps - args.warmup
     fractions = [s[2] / s[1] for s in stats if s[2] is not None and s[1] > 0]
@@ -210,11 +215,25 @@ def train(name, args, rank, world, agent):
            "aggregation_fraction": sum(fractions) / len(fractions) if fractions else None,
            "first_loss": sum(s[0][0] for s in stats) / world, "loss": sum(s[0][-1] for s in stats) / world,
            "zero_gradient_fraction": zeros, "parameters_digest": stats[0][3], "parameters_identical": len(digests) == 1,
-           "peak_rss_bytes": max(s[4] for s in stats), "rate_bps": args.rate_bps}
+           "peak_rss_bytes": max(s[4] for s in stats), "rate_bps": args.rate_bps,
+           # rank 0's reading of the whole machine (in the rack one machine plays every host): per timed step
+           "cpu_seconds_per_step": None if stats[0][6] is None else stats[0][6] / timed}
     row.update(overlap_fields(stats, slowest, timed))
     del model, module, optimizer, gradients, inputs, target
     gc.collect()
     return row, agent
+
+
+def machine_busy_seconds():
+    """The whole machine's busy CPU-seconds so far: user, nice, system, irq, softirq and steal time of /proc/stat's
+    first line (every process and the kernel's packet work; idle and iowait left out), in USER_HZ ticks of 10 ms;
+    None where there is no /proc/stat. The JVM side's bench reads the same (cpu_s)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    return sum(int(fields[i]) for i in (1, 2, 3, 6, 7, 8) if i < len(fields)) / 100.0
 
 
 def ddp_step_times(model):

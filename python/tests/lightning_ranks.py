@@ -3,6 +3,7 @@ second rank itself (it runs this script again), and its DDPStrategy makes the pr
 backend. A tiny LightningModule trains three epochs; every rank prints its group's job, how many all-reduces it sent
 through the switch, its first and last epoch's mean loss and the digests of its initial and final parameters."""
 
+import os
 import sys
 
 import lightning as L
@@ -57,9 +58,14 @@ def main():
     group = dist.distributed_c10d._get_default_group()
     assert isinstance(group, switchml_torch.SwitchMLProcessGroup), type(group)
     steps = len(model.losses) // 3  # per epoch
-    print("rank %d of %d job %s switched %d first epoch's loss %.6f last's %.6f initial %s digest %s" % (
+    line = "rank %d of %d job %s switched %d first epoch's loss %.6f last's %.6f initial %s digest %s\n" % (
         trainer.global_rank, trainer.world_size, group.job, switched[0], sum(model.losses[:steps]) / steps,
-        sum(model.losses[-steps:]) / steps, before, digest(model)), flush=True)
+        sum(model.losses[-steps:]) / steps, before, digest(model))
+    # Both ranks write to one pipe (Lightning starts rank 1 with this process's streams): one write() of the whole
+    # line, under the pipe's atomic size, so that the two lines cannot interleave (print may write the text and its
+    # newline separately when output is unbuffered).
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), line.encode())
 
 
 if __name__ == "__main__":

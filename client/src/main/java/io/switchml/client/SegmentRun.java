@@ -35,6 +35,11 @@ final class SegmentRun {
         return slots[i];
     }
 
+    /** The length of the run's {@code i}-th packet: the first's, but for a shorter last one. */
+    int length(int i) {
+        return i < shape.count() - 1 ? shape.segmentBytes() : shape.bytes() - (shape.count() - 1) * shape.segmentBytes();
+    }
+
     /** Packets in the run. */
     int count() {
         return shape.count();

@@ -182,19 +182,13 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
             return;
         }
         if (run.count() == 1 || !segmenting) {
-            int left = run.bytes();
             for (int i = 0; i < run.count(); i++) {
-                int length = Math.min(run.segmentBytes(), left);
-                write(run.slot(i), length);
-                left -= length;
+                write(run.slot(i), run.length(i));
             }
         } else {
             CompositeByteBuf bytes = channel.alloc().compositeDirectBuffer(run.count());
-            int left = run.bytes();
             for (int i = 0; i < run.count(); i++) {
-                int length = Math.min(run.segmentBytes(), left);
-                bytes.addComponent(true, packets[run.slot(i)].retainedSlice(0, length));
-                left -= length;
+                bytes.addComponent(true, packets[run.slot(i)].retainedSlice(0, run.length(i)));
             }
             channel.write(new SegmentedDatagramPacket(bytes, run.segmentBytes(), switchEndpoint))
                     .addListener(segmentedSent);

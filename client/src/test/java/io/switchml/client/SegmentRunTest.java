@@ -22,6 +22,7 @@ class SegmentRunTest {
         assertThat(new int[]{run.slot(0), run.slot(1), run.slot(2)}).containsExactly(7, 3, 12);
         assertThat(run.segmentBytes()).isEqualTo(PACKET);
         assertThat(run.bytes()).isEqualTo(2 * PACKET + 100);
+        assertThat(new int[]{run.length(0), run.length(1), run.length(2)}).containsExactly(PACKET, PACKET, 100);
     }
 
     @Test

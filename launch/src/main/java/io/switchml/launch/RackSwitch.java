@@ -26,6 +26,7 @@ public final class RackSwitch {
     private static final String SWITCH_READY = "switchml switch ready";
     /** How long a switch gets to close on SIGTERM before it is killed. */
     private static final long STOP_GRACE_SECONDS = 5;
+    private static final long CACHE_GRACE_SECONDS = 60;
 
     /**
      * Starts {@code switchml switch} in the rack's switch namespace (controller on {@link Rack#SWITCH_ADDRESS}:
@@ -92,14 +93,17 @@ public final class RackSwitch {
     private static Process launch(String ns, List<String> options, String label, PrintStream progress)
             throws InterruptedException {
         List<String> command = new ArrayList<>(Rack.inNamespace(ns));
-        command.addAll(ChildJvm.command());
+        ChildJvm jvm = ChildJvm.of("switch");
+        command.addAll(jvm.command());
         command.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
                 SWITCH_MAIN, "switch"));
         command.addAll(options);
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            jvm.started(p);
         } catch (java.io.IOException e) {
+            jvm.notStarted();
             throw new LaunchException("cannot start the rack's " + label + " (" + String.join(" ", command) + "): "
                     + e.getMessage());
         }
@@ -114,7 +118,7 @@ public final class RackSwitch {
             try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
                     java.nio.charset.StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
-                    if (ChildJvm.addedModuleNotice(line)) {
+                    if (ChildJvm.jvmNotice(line)) {
                         continue;
                     }
                     if (line.contains(SWITCH_READY)) {
@@ -175,12 +179,14 @@ public final class RackSwitch {
 
     /**
      * Stops a switch {@link #start} started (null: nothing to stop): SIGTERM first, so that it removes its
-     * shared-memory directory under /dev/shm as it closes, then SIGKILL for what still runs after a few seconds.
+     * shared-memory directory under /dev/shm as it closes, then SIGKILL for what still runs after a few seconds (a
+     * minute for one that writes its ahead-of-time cache as it exits).
      */
     public static void stop(Process sw) throws InterruptedException {
         if (sw != null) {
+            long grace = ChildJvm.writesCacheAtExit(sw.toHandle()) ? CACHE_GRACE_SECONDS : STOP_GRACE_SECONDS;
             sw.destroy();
-            if (!sw.waitFor(STOP_GRACE_SECONDS, TimeUnit.SECONDS)) {
+            if (!sw.waitFor(grace, TimeUnit.SECONDS)) {
                 sw.descendants().forEach(ProcessHandle::destroyForcibly);
                 sw.destroyForcibly();
                 sw.waitFor(10, TimeUnit.SECONDS);

@@ -55,7 +55,8 @@ public final class WorkerProcess {
                                       List<String> jvmOptions, Map<String, String> environment, boolean stdinOpen,
                                       Consumer<String> stdoutLines, PrintStream errors) {
         List<String> command = new ArrayList<>(prefix);
-        command.addAll(ChildJvm.command());
+        ChildJvm jvm = ChildJvm.of("worker");
+        command.addAll(jvm.command());
         command.addAll(jvmOptions);
         command.addAll(extraJvmOptions());
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
@@ -66,14 +67,14 @@ public final class WorkerProcess {
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
         builder.environment().putAll(environment);
         try {
-            WorkerProcess worker = new WorkerProcess(rank, builder.start());
+            WorkerProcess worker = new WorkerProcess(rank, start(builder, jvm));
             if (!stdinOpen) {
                 worker.process.getOutputStream().close();
             }
             worker.pump("stdout", worker.process.getInputStream(), stdoutLines);
             worker.pump("stderr", worker.process.getErrorStream(), line -> {
-                if (ChildJvm.addedModuleNotice(line)) {
-                    return;
+                if (ChildJvm.jvmNotice(line) || line.isBlank()) {
+                    return;   // the JDK's own notices, and blank lines: a "[rank N]" with nothing after it says nothing
                 }
                 worker.keep(line);
                 errors.println("[rank " + rank + "] " + line);
@@ -82,6 +83,18 @@ public final class WorkerProcess {
         } catch (IOException e) {
             throw new IllegalStateException("cannot start worker process " + rank + ": " + e.getMessage(), e);
         }
+    }
+
+    private static Process start(ProcessBuilder builder, ChildJvm jvm) throws IOException {
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            jvm.notStarted();
+            throw e;
+        }
+        jvm.started(process);
+        return process;
     }
 
     /** Writes one line to the worker's standard input, then closes it. */

@@ -18,6 +18,7 @@ import ctypes
 import hashlib
 import mmap
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -93,12 +94,14 @@ def _agent_launch():
     if java and classpath:
         archive = ClassDataArchive.beside(Path(classpath.split(os.pathsep)[0]).parent, java, classpath)
         modules = [_KERNEL_MODULES] if os.environ.get("SWITCHML_KERNELS") == "vector" else []
-        return [java, *modules, *archive.options(), "-cp", classpath, _MAIN], None, archive
+        return [java, *modules, *jdk_options(java_feature(java)), *archive.options(), "-cp", classpath, _MAIN], None, \
+            archive
     root = Path(__file__).resolve().parents[2]
     script = root / "switchml"
     if script.is_file():
         # ./switchml agent (it builds first where sources changed) runs the agent module's class path.
         listed = root / "agent" / "target" / "agent-classpath.txt"
+        # The script picks its java itself and keeps its own ahead-of-time cache on JDK 25+, unless given this archive.
         archive = ClassDataArchive.beside(listed.parent, "java", listed.read_text().strip() if listed.is_file() else "")
         env = dict(os.environ)
         env["SWITCHML_JAVA_OPTS"] = " ".join([env.get("SWITCHML_JAVA_OPTS", ""), *archive.options()]).strip()
@@ -122,16 +125,36 @@ def _shared_secret():
     return mine[0]
 
 
-class ClassDataArchive:
-    """The agent's classes as the JVM left them after loading them (a dynamic AppCDS archive, JDK 13+):
-    made by the first agent that exits normally (-XX:ArchiveClassesAtExit, into a name of its own, renamed
-    into place after), mapped by every later one (-XX:SharedArchiveFile), which then neither reads nor verifies
-    those classes again. Its name hashes the java command, the class path and every entry's size and time, so
-    a rebuild makes a new one (and the new one replaces the old); an archive the JVM still refuses is ignored
-    by it, as -Xshare:auto does. Kept beside the agent's jar (target/); none where that is not writable."""
+def java_feature(java):
+    """The feature version (17, 21, 25) of a java command, from its JDK's release file; 0 where unknown."""
+    found = shutil.which(java) or java
+    release = Path(os.path.realpath(found)).parent.parent / "release"
+    try:
+        version = re.search(r'^JAVA_VERSION="(\d+)', release.read_text(), re.M)
+    except OSError:
+        return 0
+    return int(version.group(1)) if version else 0
 
-    def __init__(self, directory, key=None):
-        self.path = directory / ("agent-%s.jsa" % key) if directory is not None and key else None
+
+def jdk_options(feature):
+    """On JDK 24+, what keeps the agent's libraries' native-access and sun.misc.Unsafe warnings out of its log, as
+    the project's other JVMs have it (docs/ARCHITECTURE.md section 18)."""
+    return ["--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"] if feature >= 24 else []
+
+
+class ClassDataArchive:
+    """The agent's classes as the JVM left them after loading them: made by the first agent that exits normally
+    (into a name of its own, renamed into place after), mapped by every later one, which then neither reads nor
+    verifies those classes again. On JDK 25+ the JDK's ahead-of-time cache (-XX:AOTCacheOutput, -XX:AOTCache), which
+    keeps the run's method profiles too, so a later agent compiles its hot loops sooner (docs/ARCHITECTURE.md
+    section 18); before it a dynamic AppCDS archive (-XX:ArchiveClassesAtExit, -XX:SharedArchiveFile, JDK 13+). Its
+    name hashes the java command, the class path and every entry's size and time, so a rebuild makes a new one (and
+    the new one replaces the old); an archive the JVM still refuses is ignored by it, as -Xshare:auto does. Kept
+    beside the agent's jar (target/); none where that is not writable."""
+
+    def __init__(self, directory, key=None, feature=0):
+        self.suffix = "aot" if feature >= 25 else "jsa"
+        self.path = directory / ("agent-%s.%s" % (key, self.suffix)) if directory is not None and key else None
         self.dumping = None
 
     @classmethod
@@ -146,18 +169,21 @@ class ClassDataArchive:
                 digest.update(b"%d:%d;" % (st.st_size, st.st_mtime_ns))
             except OSError:
                 digest.update(b"-;")
-        return cls(directory, digest.hexdigest()[:16])
+        return cls(directory, digest.hexdigest()[:16], java_feature(java))
 
     def options(self):
         if self.path is None:
             return []
         # Without the JVM's notes on classes it leaves out (or on an archive it refuses): they would bury the
         # reason an agent failed at the end of its log, which is what an AgentError shows.
-        quiet = "-Xlog:cds=off"
+        quiet = ["-Xlog:cds=off"] if self.suffix == "jsa" else ["-Xlog:aot*=off", "-Xlog:cds*=off"]
         if self.path.is_file():
-            return [quiet, "-XX:SharedArchiveFile=" + str(self.path)]
+            return quiet + ["-XX:%s=%s" % ("SharedArchiveFile" if self.suffix == "jsa" else "AOTCache", self.path)]
         self.dumping = self.path.with_name("%s.%d-%d.tmp" % (self.path.name, os.getpid(), time.monotonic_ns()))
-        return [quiet, "-XX:ArchiveClassesAtExit=" + str(self.dumping)]
+        if self.suffix == "jsa":
+            return quiet + ["-XX:ArchiveClassesAtExit=" + str(self.dumping)]
+        # The JDK says what it writes at exit; on standard error, which the agent's log holds with its output.
+        return quiet + ["-XX:+DisplayVMOutputToStderr", "-XX:AOTCacheOutput=" + str(self.dumping)]
 
     def settle(self, exit_code):
         """After the agent ended: the archive it wrote becomes the one (when it exited normally), older ones go."""
@@ -166,13 +192,14 @@ class ClassDataArchive:
         try:
             if exit_code == 0 and self.dumping.is_file():
                 os.replace(self.dumping, self.path)
-                for old in self.path.parent.glob("agent-*.jsa"):
+                for old in self.path.parent.glob("agent-*." + self.suffix):
                     if old != self.path:
                         old.unlink()
-                for left in self.path.parent.glob("agent-*.jsa.*.tmp"):  # of Python processes that died first
+                for left in self.path.parent.glob("agent-*.%s.*.tmp" % self.suffix):  # of Python processes that died first
                     if not _alive(int(left.name.rsplit(".", 2)[1].split("-")[0])):
                         left.unlink()
             else:
+                self.dumping.with_name(self.dumping.name + ".config").unlink(missing_ok=True)  # the JDK's, left by a kill
                 self.dumping.unlink()
         except (OSError, ValueError):
             pass  # another rank's agent settled it first, it was never written, or a name is not ours

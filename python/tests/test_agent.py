@@ -1,5 +1,6 @@
 """One rank alone (a job of one): the agent's plumbing, its death, and this process's."""
 
+import glob
 import os
 import signal
 import subprocess
@@ -117,21 +118,40 @@ def test_an_agent_leaves_when_its_python_process_dies(tmp_path):
     pytest.fail("agent %d still runs 60 s after its Python process died" % pid)
 
 
-def test_the_first_agent_leaves_its_classes_for_the_next_to_map(single_rank_group, tmp_path, monkeypatch):
+def _jdk25():
+    for release in sorted(glob.glob("/usr/lib/jvm/*/release")):
+        if switchml_torch.agent.java_feature(os.path.join(os.path.dirname(release), "bin", "java")) >= 25:
+            return os.path.join(os.path.dirname(release), "bin", "java")
+    return None
+
+
+@pytest.mark.parametrize("jdk", ["java", "25"])
+def test_the_first_agent_leaves_its_classes_for_the_next_to_map(single_rank_group, tmp_path, monkeypatch, jdk):
+    # On the tests' java, a dynamic AppCDS archive; on JDK 25, the ahead-of-time cache with the run's profiles.
+    if jdk == "25":
+        if _jdk25() is None:
+            pytest.skip("no JDK 25 under /usr/lib/jvm for the ahead-of-time cache")
+        monkeypatch.setenv("SWITCHML_JAVA", _jdk25())
+    suffix = "aot" if switchml_torch.agent.java_feature(os.environ["SWITCHML_JAVA"]) >= 25 else "jsa"
+    dump, load = {"jsa": ("-XX:ArchiveClassesAtExit", "-XX:SharedArchiveFile"),
+                  "aot": ("-XX:AOTCacheOutput", "-XX:AOTCache=")}[suffix]
     # An archive of its own, beside a class path of its own (the build's, through a link in tmp_path).
     jars = os.environ["SWITCHML_CLASSPATH"].split(os.pathsep)
     os.symlink(jars[0], tmp_path / os.path.basename(jars[0]))
     monkeypatch.setenv("SWITCHML_CLASSPATH", os.pathsep.join([str(tmp_path / os.path.basename(jars[0]))] + jars[1:]))
     gone = subprocess.Popen(["true"])
     gone.wait()
-    (tmp_path / ("agent-0.jsa.%d-1.tmp" % gone.pid)).write_bytes(b"left by a process that died while its agent dumped")
+    (tmp_path / ("agent-0.%s.%d-1.tmp" % (suffix, gone.pid))).write_bytes(b"left by a process that died while its agent dumped")
     for first in (True, False):
         agent = switchml_torch.start_agent(algo="ring")
         try:
-            assert ("-XX:ArchiveClassesAtExit" if first else "-XX:SharedArchiveFile") in " ".join(agent._process.args)
+            assert (dump if first else load) in " ".join(agent._process.args)
             t = torch.ones(100)
             assert torch.equal(agent.allreduce_async(t, op="sum").wait(), torch.ones(100))
+            with open(agent._log_path, "rb") as log:
+                logged = log.read().decode("utf-8", "replace")
         finally:
             agent.close()
         assert agent._process.returncode == 0
         assert [p.name for p in tmp_path.glob("agent-*")] == [agent._archive.path.name]
+        assert "WARNING:" not in logged, logged

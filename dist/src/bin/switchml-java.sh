@@ -81,6 +81,9 @@ switchml_aot() {
     *) echo "switchml: SWITCHML_AOT must be auto or off, not '$SWITCHML_AOT'" >&2; exit 1 ;;
   esac
   [ "${switchml_java_feature:-0}" -ge 25 ] || return 0
+  case " ${SWITCHML_JAVA_OPTS:-} " in
+    *-XX:SharedArchiveFile=*|*-XX:ArchiveClassesAtExit=*|*-XX:AOTCache*) return 0 ;;   # the caller keeps its own
+  esac
   folder="${SWITCHML_AOT_DIR:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/switchml/aot}"
   (umask 077 && mkdir -p "$folder") 2>/dev/null && [ -w "$folder" ] || return 0
   IFS=: read -r -a entries <<<"$classpath"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the images' base here, from what is installed, with no registry and no daemon: a root file system of
-# a JRE linked (jlink) from the newest JDK 25+ on this host, bash and the few tools bin/switchml calls, and the
+# a JRE linked (jlink) from the newest JDK 21+ on this host, bash and the few tools bin/switchml calls, and the
 # shared libraries they load, all files of this host's Debian packages; written as a `docker save` archive, which
 # Jib takes as a base (`tar://PATH`, the image profile of deploy/pom.xml). Reproducible: the same JDK and
-# packages give the same bytes (sorted entries, owner 0, timestamps 0, no creation date).
+# packages give the same bytes (sorted entries, owner 0, every time the epoch).
 #
 #   deploy/image/base-image.sh OUT.tar switch|full
 #
@@ -33,8 +33,12 @@ if [ -z "$jdk" ]; then
   done
 fi
 if [ -z "$jdk" ] || [ ! -x "$jdk/bin/jlink" ]; then
-  echo "base-image.sh: no JDK 21+ with jlink found under /usr/lib/jvm: install one (Temurin 25) or give JDK_HOME" >&2
+  echo "base-image.sh: no JDK 21+ with jlink found under /usr/lib/jvm: install one (Temurin 25) or set SWITCHML_IMAGE_JDK" >&2
   exit 1
+fi
+# Before JDK 22 the EC algorithms (TLS with switchml certs' keys) are a module of their own.
+if [ "$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$jdk/release")" -lt 22 ]; then
+  modules="$modules,jdk.crypto.ec"
 fi
 for tool in tar sha256sum ldd dpkg; do
   command -v "$tool" >/dev/null || { echo "base-image.sh: $tool is missing" >&2; exit 1; }
@@ -116,7 +120,7 @@ tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "
 diff_id="sha256:$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
 jdk_version="$(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$root/opt/java/openjdk/release")"
 cat > "$work/config.json" <<JSON
-{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/opt/java/openjdk/bin:/usr/local/bin:/usr/bin:/bin","JAVA_HOME=/opt/java/openjdk","JAVA_VERSION=$jdk_version","LANG=C.UTF-8"],"Labels":{"org.opencontainers.image.description":"switchml's JRE base ($flavour): jlink of JDK $jdk_version, bash and its libraries from Debian $(. /etc/os-release; echo "$VERSION_ID") packages"}},"rootfs":{"type":"layers","diff_ids":["$diff_id"]},"history":[{"created_by":"deploy/image/base-image.sh"}]}
+{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Env":["PATH=/opt/java/openjdk/bin:/usr/local/bin:/usr/bin:/bin","JAVA_HOME=/opt/java/openjdk","JAVA_VERSION=$jdk_version","LANG=C.UTF-8"],"Labels":{"org.opencontainers.image.description":"switchml's JRE base ($flavour): jlink of JDK $jdk_version, bash and its libraries from Debian $(. /etc/os-release; echo "$VERSION_ID") packages"}},"rootfs":{"type":"layers","diff_ids":["$diff_id"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"deploy/image/base-image.sh"}]}
 JSON
 printf '[{"Config":"config.json","RepoTags":["localhost/switchml-jre-base:%s"],"Layers":["layer.tar"]}]\n' "$flavour" \
   > "$work/manifest.json"

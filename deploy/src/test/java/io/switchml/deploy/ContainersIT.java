@@ -19,6 +19,7 @@ import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.protocol.ProtocolConstants;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,16 @@ class ContainersIT {
         }
         switchImage = load(IMAGES.resolve("switchml-switch.tar"));
         fullImage = load(IMAGES.resolve("switchml.tar"));
+    }
+
+    /** The loaded images go again, so that the runs of a CI machine leave no image behind (the archives stay). */
+    @AfterAll
+    static void removeTheImages() throws Exception {
+        for (String image : new String[] {switchImage, fullImage}) {
+            if (image != null) {
+                podman(120, "rmi", "--force", image);
+            }
+        }
     }
 
     @Test

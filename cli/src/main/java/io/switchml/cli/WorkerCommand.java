@@ -24,7 +24,7 @@ final class WorkerCommand implements Callable<Integer> {
     String controller;
 
     @Option(names = "--rank", description = "This worker's rank, 0..workers-1 (default: from the environment: SWITCHML_RANK,"
-            + " RANK or SLURM_PROCID).")
+            + " RANK, SLURM_PROCID or JOB_COMPLETION_INDEX).")
     Integer rank;
 
     @Option(names = "--workers", description = "Number of workers in the job (default: from the environment:"

@@ -6,8 +6,10 @@ import java.util.Map;
 /**
  * What the launchers users already run tell a rank through its environment, read as worker settings
  * (docs/configuration.md, "The environment"): the rank and world size from torchrun and MPI-style
- * launchers ({@code RANK}, {@code WORLD_SIZE}) or from srun ({@code SLURM_PROCID}, {@code SLURM_NTASKS}),
- * and a job name that every rank of one launch derives alike. The job's rule is the Python package's
+ * launchers ({@code RANK}, {@code WORLD_SIZE}) or from srun ({@code SLURM_PROCID}, {@code SLURM_NTASKS}), the
+ * rank of a Kubernetes Indexed Job's pod from {@code JOB_COMPLETION_INDEX} (its completion index, 0..completions-1,
+ * which Kubernetes sets in every pod of the Job; the world size is the Job's own setting, given as
+ * {@code WORLD_SIZE} or {@code SWITCHML_WORKERS} by its manifest, deploy/kubernetes), and a job name that every rank of one launch derives alike. The job's rule is the Python package's
  * ({@code switchml_torch.backend.launcher_job}), so that Java and Python ranks of one launch meet in one job; both
  * sides pass the cases of {@code client/src/test/resources/launcher-job-names.json}:
  * {@code torch-<TORCHELASTIC_RUN_ID>} unless that is {@code none}, else {@code torch-<MASTER_ADDR>:<MASTER_PORT>},
@@ -24,7 +26,7 @@ record LauncherEnvironment(Map<SwitchMLConfig.Key, String> settings, Map<SwitchM
     static LauncherEnvironment of(Map<String, String> env) {
         Map<SwitchMLConfig.Key, String> settings = new LinkedHashMap<>();
         Map<SwitchMLConfig.Key, String> sources = new LinkedHashMap<>();
-        first(env, SwitchMLConfig.Key.RANK, settings, sources, "RANK", "SLURM_PROCID");
+        first(env, SwitchMLConfig.Key.RANK, settings, sources, "RANK", "SLURM_PROCID", "JOB_COMPLETION_INDEX");
         first(env, SwitchMLConfig.Key.WORKERS, settings, sources, "WORLD_SIZE", "SLURM_NTASKS");
         String runId = set(env, "TORCHELASTIC_RUN_ID");
         String job = null;

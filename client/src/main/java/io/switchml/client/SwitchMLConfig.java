@@ -28,6 +28,7 @@ import java.util.regex.Pattern;
  * Everything a worker can configure, in one place. Values come, from lowest to highest precedence,
  * from the defaults below, a properties file ({@link Builder#file}), the environment
  * ({@link Builder#environment}: {@code SWITCHML_<KEY>} and the launchers' {@code RANK}, {@code WORLD_SIZE},
+ * Kubernetes' {@code JOB_COMPLETION_INDEX},
  * {@code TORCHELASTIC_RUN_ID}, {@code SLURM_PROCID}, {@code SLURM_NTASKS}), system properties
  * ({@link Builder#systemProperties}) and the builder's setters. Property names are
  * {@code switchml.<name>} with the names of {@link Key}.
@@ -61,8 +62,8 @@ public final class SwitchMLConfig {
                         + " empty = plaintext"),
         TLS_CERT("tlsCert", "", "PEM certificate this worker presents to a controller that requires mutual TLS"),
         TLS_KEY("tlsKey", "", "PEM private key (PKCS#8) of tlsCert"),
-        RANK("rank", null, "this worker's rank, 0..workers-1 (required; or the environment's SWITCHML_RANK, RANK or"
-                + " SLURM_PROCID)"),
+        RANK("rank", null, "this worker's rank, 0..workers-1 (required; or the environment's SWITCHML_RANK, RANK,"
+                + " SLURM_PROCID or JOB_COMPLETION_INDEX)"),
         WORKERS("workers", null, "number of workers in the job (required; or the environment's SWITCHML_WORKERS,"
                 + " WORLD_SIZE or SLURM_NTASKS)"),
         HOST_LAYOUT("hostLayout", "",

@@ -169,6 +169,27 @@ class SwitchMLConfigTest {
     }
 
     @Test
+    void aKubernetesIndexedJobsPodTakesItsRankFromItsCompletionIndex() {
+        // deploy/kubernetes/ranks-job.yaml: Kubernetes sets JOB_COMPLETION_INDEX, the manifest WORLD_SIZE and the job.
+        SwitchMLConfig pod = SwitchMLConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "3", "WORLD_SIZE", "4",
+                "SWITCHML_JOB", "indexed", "SWITCHML_CONTROLLERS", "switch-0:50099,switch-1:50099")).build();
+        assertThat(pod.rank()).isEqualTo(3);
+        assertThat(pod.workers()).isEqualTo(4);
+        assertThat(pod.job()).isEqualTo("indexed");
+        assertThat(LauncherEnvironment.of(Map.of("JOB_COMPLETION_INDEX", "3")).sources())
+                .containsEntry(SwitchMLConfig.Key.RANK, "JOB_COMPLETION_INDEX");
+        // A launcher's own rank wins (a PyTorchJob's pods may run in an indexed Job), and SWITCHML_RANK over both.
+        assertThat(SwitchMLConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "3", "RANK", "1",
+                "WORLD_SIZE", "4")).build().rank()).isEqualTo(1);
+        assertThat(SwitchMLConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "3", "SWITCHML_RANK", "2",
+                "WORLD_SIZE", "4")).build().rank()).isEqualTo(2);
+        assertThatThrownBy(() -> SwitchMLConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "4",
+                "WORLD_SIZE", "4")).build())
+                .hasMessageContaining("switchml.rank = 4 outside 0..3")
+                .hasMessageEndingWith("(switchml.rank from environment variable JOB_COMPLETION_INDEX)");
+    }
+
+    @Test
     void everyRankOfOneLaunchDerivesTheSameJobName() {
         // torchrun with a static rendezvous has no run id ("none"): the master's address names the job.
         assertThat(jobFrom(Map.of("TORCHELASTIC_RUN_ID", "none", "MASTER_ADDR", "10.0.0.1", "MASTER_PORT", "29500")))
@@ -205,7 +226,7 @@ class SwitchMLConfigTest {
     void aBadValueNamesWhereItCameFrom(@TempDir Path dir) throws Exception {
         assertThatThrownBy(() -> SwitchMLConfig.builder().environment(Map.of("RANK", "4", "WORLD_SIZE", "4")).build())
                 .hasMessage("switchml.rank = 4 outside 0..3 (this worker's rank, 0..workers-1 (required; or the environment's"
-                        + " SWITCHML_RANK, RANK or SLURM_PROCID)) (switchml.rank from environment variable RANK)");
+                        + " SWITCHML_RANK, RANK, SLURM_PROCID or JOB_COMPLETION_INDEX)) (switchml.rank from environment variable RANK)");
         Path file = dir.resolve("worker.properties");
         Files.writeString(file, "switchml.slotsPerThread=0\n");
         assertThatThrownBy(() -> SwitchMLConfig.builder().rank(0).workers(1).file(file).build())

@@ -117,7 +117,7 @@ public final class AggregationService implements AutoCloseable {
             AddressGate networkAccess = AddressGate.protectedMode(security);
             ServerServiceDefinition controller = malformed.guard(ServerInterceptors.intercept(
                     new ControllerService(registry, sessions, dataplane, announced, joinLimiter),
-                    new ControllerAuthenticator(security.operatorTokenDigest()), networkAccess));
+                    new ControllerAuthenticator(security.operatorTokenDigest(), security.localOperators()), networkAccess));
             AddressGate sessionAccess = AddressGate.switchmlSessions(security.switchmlSessions());
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
                     SwitchmlServices.WAIT_MS).stream()
@@ -130,6 +130,7 @@ public final class AggregationService implements AutoCloseable {
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
                             credentials(security))
                     .executor(calls)
+                    .addTransportFilter(new LocalUserFilter())
                     .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
                     .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)

@@ -275,7 +275,9 @@ final class JobFormation {
             return "the controller already holds " + total + " ranks waiting for their jobs to form, its limit; retry once"
                     + " jobs have formed or their joins timed out";
         }
-        if (tenant != null && fromTenant >= security.maxPendingJoinsPerPeer()) {
+        int perTenant = Caller.UNKNOWN_LOCAL.equals(tenant)
+                ? Math.max(1, security.maxPendingJoinsPerPeer() / UNKNOWN_LOCAL_PARTS) : security.maxPendingJoinsPerPeer();
+        if (tenant != null && fromTenant >= perTenant) {
             return "tenant " + tenant + " already has " + fromTenant + " ranks waiting for their jobs to form, the limit"
                     + " per tenant; retry once those jobs have formed or their joins timed out";
         }
@@ -446,7 +448,7 @@ final class JobFormation {
             }
         }
         SlotPool pool = dataplane.slotPool();
-        double share = security.tenantShare();
+        double share = shareOf(job.tenant);
         long shareBytes = share >= 1 ? Long.MAX_VALUE : (long) (pool.poolBytes() * share);
         long shareSlots = share >= 1 ? Long.MAX_VALUE : (long) (pool.poolSlots() * share);
         boolean quota = security.tenantQuotaBytes() < shareBytes;
@@ -463,7 +465,7 @@ final class JobFormation {
         if (tenant == null || security.tenantShare() >= 1) {
             return null;
         }
-        int limit = Math.max(1, (int) (ProtocolConstants.MAX_JOBS * security.tenantShare()));
+        int limit = Math.max(1, (int) (ProtocolConstants.MAX_JOBS * shareOf(tenant)));
         int held = 0;
         for (Job j : byNumber) {
             if (j != null && tenant.equals(j.tenant) && !j.aborted()) {
@@ -471,7 +473,19 @@ final class JobFormation {
             }
         }
         return held < limit ? null : "tenant " + tenant + " already runs " + held + " jobs, its share of the switch's "
-                + ProtocolConstants.MAX_JOBS + " job numbers (--tenant-share " + security.tenantShare() + "); end one first";
+                + ProtocolConstants.MAX_JOBS + " job numbers (--tenant-share " + shareOf(tenant) + "); end one first";
+    }
+
+    /**
+     * Local callers whose user the kernel's table did not show ({@link Caller#UNKNOWN_LOCAL}, one tenant) get
+     * this part of a tenant's share and of its waiting joins: the smallest share, since anyone may be among them.
+     */
+    static final int UNKNOWN_LOCAL_PARTS = 8;
+
+    /** A tenant's share of the pool and the job table: {@code --tenant-share}, an eighth of it for unknown local callers. */
+    private double shareOf(String tenant) {
+        double share = security.tenantShare();
+        return share < 1 && Caller.UNKNOWN_LOCAL.equals(tenant) ? share / UNKNOWN_LOCAL_PARTS : share;
     }
 
     /** What admission charges per slot of a job with these parameters. */

@@ -301,6 +301,25 @@ final class JobRegistry {
     }
 
     /**
+     * The operator ends a running job by its number alone (a Leave without a job id): its token, or the switch's
+     * own user or root calling from its host ({@link Caller#mayEndAnyJob}). Anyone else hears NOT_FOUND, as for
+     * any job they are no member of.
+     */
+    void endJob(int jobNumber, Caller caller, Reply<Void> reply) {
+        agent.run(() -> {
+            Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+            if (!caller.mayEndAnyJob() || job == null || !liveness.endByOperator(job, caller.operator()
+                    ? "operator token" : caller.tenant())) {
+                reply.error(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
+                        + " is running that this caller may end (the operator ends jobs: its token, or the switch's own"
+                        + " user or root on the switch's host)"));
+                return;
+            }
+            reply.ok(null);
+        });
+    }
+
+    /**
      * A leaf relays that worker {@code relayedRank} of the whole job left after {@code operations} all-reduces
      * (docs/ARCHITECTURE.md section 9): the other ranks' watches hear it; the leaf stays in the job.
      */
@@ -456,6 +475,27 @@ final class JobRegistry {
                 }
             }
             return jobs;
+        });
+    }
+
+    /**
+     * What each tenant's running jobs hold (docs/security.md, "Fair shares"), for the metrics: by tenant, its
+     * jobs, slots and register bytes. The operator's jobs are no tenant's and not listed.
+     */
+    java.util.SortedMap<String, long[]> tenantHoldings() {
+        return agent.call(() -> {
+            java.util.SortedMap<String, long[]> held = new java.util.TreeMap<>();
+            for (Job job : byNumber) {
+                if (job != null && job.tenant != null && job.installed() && !job.aborted()) {
+                    long[] h = held.computeIfAbsent(job.tenant, t -> new long[3]);
+                    h[0]++;
+                    dataplane.job(job.number).ifPresent(spec -> {
+                        h[1] += spec.slots();
+                        h[2] += spec.memoryBytes();
+                    });
+                }
+            }
+            return held;
         });
     }
 

@@ -366,7 +366,7 @@ final class SwitchmlSessions {
                 continue;
             }
             JobStatus.Builder b = JobStatus.newBuilder().setJobNumber(session.jobNumber).setJobName(jobName(session))
-                    .setInstalled(true).setParameters(JobParameters.newBuilder().setNumWorkers(session.workers)
+                    .setTenant("switchml-sessions").setInstalled(true).setParameters(JobParameters.newBuilder().setNumWorkers(session.workers)
                             .setElementsPerPacket(session.size.elements()).setSlotsPerThread(ProtocolConstants.MAX_SLOTS)
                             .setThreads(1));
             session.ranks.forEach((rank, address) -> {

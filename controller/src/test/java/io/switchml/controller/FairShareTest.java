@@ -44,7 +44,7 @@ class FairShareTest extends ControllerTestSupport {
         assertThat(held).isEqualTo(pool.poolSlots() / 2);
         // A third from another loopback address is the same tenant, with nothing of its share left.
         String refused = assertStatus(failure(joinAs(null, joinRequest("big-2", 0, big, 40_200).build())),
-                Code.RESOURCE_EXHAUSTED, "its tenant loopback may hold only", "--tenant-share 0.5");
+                Code.RESOURCE_EXHAUSTED, "its tenant " + selfTenant() + " may hold only", "--tenant-share 0.5");
         System.out.printf("a tenant holding %d of %d slots asks for %d more: %s%n", held, pool.poolSlots(),
                 ProtocolConstants.MAX_SLOTS, refused);
         // The operator's jobs are no tenant's: they get the other half.
@@ -66,7 +66,7 @@ class FairShareTest extends ControllerTestSupport {
             numbers.add(formJob("small-" + i, 1, 40_000 + 10 * i));
         }
         assertStatus(failure(joinAsync(joinRequest("one-too-many", 0, 1))), Code.RESOURCE_EXHAUSTED,
-                "tenant loopback already runs " + share + " jobs", "--tenant-share");
+                "tenant " + selfTenant() + " already runs " + share + " jobs", "--tenant-share");
         // A number comes back when a job ends.
         stub().leave(leave(numbers.get(0), 0));
         assertThat(formJob("one-too-many", 1, 40_000)).isNotNegative(); // the ended job's port

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -165,12 +166,22 @@ public final class AggregationSwitch implements AutoCloseable {
      * @throws IllegalArgumentException when a job with an uplink has the one-round mode or no round numbers
      */
     public JobSpec installJob(JobSpec spec, UplinkSpec uplink) {
+        return installJob(spec, uplink, LOG::info);
+    }
+
+    /**
+     * As {@link #installJob(JobSpec, UplinkSpec)}, with the lines that say what was installed going to {@code lines}
+     * instead of this class's log: the controller passes its per-tenant limited log (docs/security.md, "Lines
+     * about jobs"), since a caller's joins cause them.
+     */
+    public JobSpec installJob(JobSpec spec, UplinkSpec uplink, Consumer<String> lines) {
         JobSpec installed = controlPlane.installJob(spec, uplink);
-        LOG.info("installed job {} '{}': {} workers, {} slots ({} threads x {}), {} B payload{}", spec.jobNumber(),
-                spec.name(), spec.workers(), spec.slots(), spec.threads(), spec.slotsPerThread(), spec.size().bytes(),
-                oneRoundText(spec, installed));
+        lines.accept("installed job " + spec.jobNumber() + " '" + spec.name() + "': " + spec.workers() + " workers, "
+                + spec.slots() + " slots (" + spec.threads() + " threads x " + spec.slotsPerThread() + "), "
+                + spec.size().bytes() + " B payload" + oneRoundText(spec, installed));
         if (uplink != null) {
-            LOG.info("job {} '{}' is a leaf's: its partial results go to {}", spec.jobNumber(), spec.name(), uplink);
+            lines.accept("job " + spec.jobNumber() + " '" + spec.name() + "' is a leaf's: its partial results go to "
+                    + uplink);
         }
         return installed;
     }
@@ -186,9 +197,14 @@ public final class AggregationSwitch implements AutoCloseable {
 
     /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */
     public void removeJob(int jobNumber) {
+        removeJob(jobNumber, LOG::info);
+    }
+
+    /** As {@link #removeJob(int)}, with its line going to {@code lines} (see {@link #installJob(JobSpec, UplinkSpec, Consumer)}). */
+    public void removeJob(int jobNumber, Consumer<String> lines) {
         Optional<JobSpec> removed = controlPlane.job(jobNumber);
         controlPlane.removeJob(jobNumber);
-        removed.ifPresent(spec -> LOG.info("removed job {} '{}'", spec.jobNumber(), spec.name()));
+        removed.ifPresent(spec -> lines.accept("removed job " + spec.jobNumber() + " '" + spec.name() + "'"));
     }
 
     /** The aggregator pool now: its size, the per-job quota, and the slots the installed jobs hold. */

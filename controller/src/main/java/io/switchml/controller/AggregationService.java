@@ -113,6 +113,7 @@ public final class AggregationService implements AutoCloseable {
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
             MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);
+            TransportErrorLog.install(timer); // oversized headers and messages: counted, no stack trace per call
             // The last interceptor runs first: protected mode before anything else.
             AddressGate networkAccess = AddressGate.protectedMode(security);
             ServerServiceDefinition controller = malformed.guard(ServerInterceptors.intercept(

@@ -386,7 +386,8 @@ final class JobFormation {
                             job.grant.reduced() ? job.grant.reason() : membership.admission);
             JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
                     PayloadSize.ofElements(p.getElementsPerPacket()), grant.slotsPerThread(), p.getThreads(), endpoints,
-                    true, membership == null ? p.getOneRoundElements() : 0), membership == null ? null : membership.uplink);
+                    true, membership == null ? p.getOneRoundElements() : 0), membership == null ? null : membership.uplink,
+                    log.dataplaneLines(job.tenant));
             job.oneRoundElements = installed.oneRoundElements();
         } catch (ControlException e) {
             refuse(job, e);

@@ -176,7 +176,7 @@ final class JobLiveness implements SpineLink.Events {
      */
     private ControlException end(Job job, String reason, Status status) {
         job.abortReason = reason;
-        dataplane.removeJob(job.number);
+        dataplane.removeJob(job.number, log.dataplaneLines(job.tenant));
         byName.remove(job.name, job);
         job.watchDeadlines.values().forEach(t -> t.cancel(false));
         job.watchDeadlines.clear();

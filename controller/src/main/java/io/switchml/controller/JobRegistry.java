@@ -284,7 +284,7 @@ final class JobRegistry {
                 if (job.spine != null) {
                     spine.leave(job, rank, operations);
                 }
-                dataplane.removeJob(jobNumber);
+                dataplane.removeJob(jobNumber, log.dataplaneLines(job.tenant));
                 byNumber[jobNumber] = null;
                 byName.remove(job.name, job);
                 endings.ended(JobEndings.Reason.LEFT);

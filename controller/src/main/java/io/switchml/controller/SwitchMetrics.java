@@ -351,6 +351,11 @@ public final class SwitchMetrics implements AutoCloseable {
                     .callback(cb -> jobs.tenantHoldings().forEach((tenant, h) -> cb.call(h[index], tenant)))
                     .register(registry);
         }
+        CounterWithCallback.builder().name(PREFIX + "oversized_requests")
+                .help("Requests that gRPC's transport refused before any service saw them (a header block or a message"
+                        + " over the limits), counted instead of logged with a stack trace each; every switch of the JVM.")
+                .callback(cb -> cb.call(TransportErrorLog.count()))
+                .register(registry);
         CounterWithCallback.builder().name(PREFIX + "jobs_ended")
                 .help("Jobs that ended since the switch started, by why: every rank left (left), a rank died"
                         + " (rank_failed), a leaf's spine went away (spine_lost), no rank was heard for the idle limit (idle), the"

@@ -401,7 +401,7 @@ final class SwitchmlSessions {
     private void remove(Session session) {
         sessions.remove(session.id, session);
         if (session.installed()) {
-            dataplane.removeJob(session.jobNumber);
+            dataplane.removeJob(session.jobNumber, log.dataplaneLines(TENANT));
         }
     }
 
@@ -418,7 +418,7 @@ final class SwitchmlSessions {
         session.ranks.values().forEach(address -> endpoints.add(WorkerEndpoint.matchedByAddress(address)));
         try {
             dataplane.installJob(new JobSpec(number, jobName(session), session.size,
-                    ProtocolConstants.MAX_SLOTS, 1, endpoints, false));
+                    ProtocolConstants.MAX_SLOTS, 1, endpoints, false), null, log.dataplaneLines(TENANT));
         } catch (InsufficientSlotsException e) {
             throw refuse(session, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused " + session.name() + ": "
                     + e.getMessage() + tooSmall()));

@@ -141,6 +141,7 @@ public final class AggregationService implements AutoCloseable {
                     .addService(healthService)
                     .build()
                     .start();
+            registry.controllerPort(((InetSocketAddress) server.getListenSockets().get(0)).getPort());
             health.setStatus(ControllerGrpc.SERVICE_NAME, HealthCheckResponse.ServingStatus.SERVING);
             long idleNanos = TimeUnit.MILLISECONDS.toNanos(security.jobIdleTimeoutMs());
             long checkEvery = Math.max(100, security.jobIdleTimeoutMs() / 4);

@@ -318,7 +318,13 @@ final class JobFormation {
      */
     private String ownSource(JoinRequest request) {
         InetAddress address = JoinValidator.ipv4(request.getAddress());
+        int tcp = controllerPort;
         for (int port : request.getPortsList()) {
+            if (port == tcp && LocalUsers.isLocal(address)) {
+                return "address " + request.getAddress() + " with UDP port " + port + " is the switch's own host and its"
+                        + " controller's port: the switch would send the rank's results to its own sockets. Give the"
+                        + " worker's own address and the ports its threads send from (switchml.localAddress)";
+            }
             if (dataplane.isOwnSource(address, port)) {
                 return "address " + request.getAddress() + " with UDP port " + port + " is the switch's own (it listens"
                         + " on " + dataplane.bindAddress().getHostAddress() + " UDP ports " + Arrays.toString(dataplane.ports())
@@ -327,6 +333,13 @@ final class JobFormation {
             }
         }
         return null;
+    }
+
+    /** The controller's TCP port once it listens (0 before): no worker's UDP port on the switch's host. */
+    private volatile int controllerPort;
+
+    void controllerPort(int port) {
+        this.controllerPort = port;
     }
 
     private String endpointClash(Job job, WorkerEndpoint endpoint) {

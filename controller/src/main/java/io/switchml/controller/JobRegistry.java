@@ -300,6 +300,11 @@ final class JobRegistry {
         });
     }
 
+    /** The controller's TCP port, once it listens: a join may not name it as a worker's UDP port on this host. */
+    void controllerPort(int port) {
+        formation.controllerPort(port);
+    }
+
     /**
      * The operator ends a running job by its number alone (a Leave without a job id): its token, or the switch's
      * own user or root calling from its host ({@link Caller#mayEndAnyJob}). Anyone else hears NOT_FOUND, as for

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Security round 4, finding 3: on a switch with its defaults no tenant takes the whole switch. Every
- * loopback address is one tenant, whose running jobs hold at most half of the pool's slots and bytes and
- * half of the job numbers; the operator's are not counted.
+ * loopback address of one local user is one tenant (round 5: the user, as the kernel's socket table says), whose
+ * running jobs hold at most half of the pool's slots and bytes and half of the job numbers; the operator's are
+ * not counted. A local user's SwitchML sessions are its own tenant too.
  */
 class FairShareTest extends ControllerTestSupport {
     private static final String OPERATOR = "operator-token-0123456789";
@@ -80,7 +81,7 @@ class FairShareTest extends ControllerTestSupport {
             session(s);
             numbers.add(jobNumberOf("switchml-session-" + s));
         }
-        String refused = assertFails(() -> session(3), Code.RESOURCE_EXHAUSTED, "SwitchML's sessions hold 32768 slots",
+        String refused = assertFails(() -> session(3), Code.RESOURCE_EXHAUSTED, "SwitchML's sessions of " + selfTenant() + " hold 32768 slots",
                 "--tenant-share 0.5", "switchml ctl end-session");
         System.out.println("a third SwitchML session: " + refused);
         // The operator ends one (`switchml ctl end-session`); then the third fits.

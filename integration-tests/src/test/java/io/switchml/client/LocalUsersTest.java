@@ -7,6 +7,9 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.switchml.controller.AggregationService;
 import io.switchml.controller.ControllerSecurity;
+import io.switchml.controller.compat.proto.PacketSize;
+import io.switchml.controller.compat.proto.SessionGrpc;
+import io.switchml.controller.compat.proto.UdpSessionRequest;
 import io.switchml.controller.proto.ControllerGrpc;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JobStatus;
@@ -233,6 +236,27 @@ class LocalUsersTest {
         System.out.println("the attacker's user with 1024 joins waiting: " + waitRefused);
         assertThat(waitRefused).contains("RESOURCE_EXHAUSTED", "tenant " + attacker + " already has 1024 ranks waiting");
         victimJobIsExact(victimPort, "victim-waiting", 3);
+
+        // 4. SwitchML sessions (no credentials, but a local user's are its own): the attacker's user holds its share.
+        SessionGrpc.SessionBlockingStub sessions = SessionGrpc.newBlockingStub(channels.get(0))
+                .withDeadlineAfter(20, TimeUnit.SECONDS);
+        sessions.udpSession(session(1));
+        sessions.udpSession(session(2));
+        String sessionRefused = refusal(() -> SessionGrpc.newBlockingStub(channels.get(1))
+                .withDeadlineAfter(20, TimeUnit.SECONDS).udpSession(session(3)));
+        System.out.println("the attacker's user with 2 SwitchML sessions: " + sessionRefused);
+        assertThat(sessionRefused).contains("RESOURCE_EXHAUSTED", "SwitchML's sessions of " + attacker, "--tenant-share");
+        ManagedChannel victimChannel = channel(victimPort);
+        SessionGrpc.newBlockingStub(victimChannel).withDeadlineAfter(20, TimeUnit.SECONDS).udpSession(session(4));
+        java.util.Map<String, String> tenants = tenantsOf(root);
+        assertThat(tenants).containsEntry("switchml-session-1", "SwitchML sessions of " + attacker)
+                .containsEntry("switchml-session-4", "SwitchML sessions of uid " + victimUid);
+    }
+
+    /** A one-rank SwitchML session from 127.0.0.{1 + id}. */
+    private static UdpSessionRequest session(int id) {
+        return UdpSessionRequest.newBuilder().setSessionId(id).setRank(0).setNumWorkers(1).setIpv4(0x7F00_0001 + id)
+                .setPacketSize(PacketSize.MTU_256).build();
     }
 
     /** Two ranks of a job whose controller calls go through {@code relayPort} (another uid's): formed, and exact. */

@@ -26,7 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
 final class LocalUsers {
     /** No uid: not a local caller, or one the kernel's table did not show. */
     static final int UNKNOWN = -1;
-    private static final List<Path> TABLES = List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"));
+    static final List<Path> KERNEL_TABLES = List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"));
+    /** The kernel's tables; a test points this elsewhere to see a caller the table does not show. */
+    static volatile List<Path> tables = KERNEL_TABLES;
     private static final Map<Integer, String> NAMES = new ConcurrentHashMap<>();
 
     private LocalUsers() {
@@ -55,7 +57,7 @@ final class LocalUsers {
         if (peer == null || local == null || !isLocal(peer.getAddress())) {
             return UNKNOWN;
         }
-        for (Path table : TABLES) {
+        for (Path table : tables) {
             try {
                 int uid = find(Files.readAllLines(table), peer, local);
                 if (uid != UNKNOWN) {

@@ -120,6 +120,30 @@ public final class AggregationSwitch implements AutoCloseable {
         return Optional.of(new IpcOffer(ipc.path().toString(), job.board().fileName()));
     }
 
+    /**
+     * Removes the name of the job's result board from the port's directory, once every rank of the job mapped it or
+     * chose UDP (the controller knows from their transport reports): the switch and the workers keep their
+     * mappings, and no process, of this user either, can open the file any more to shrink it under them (security
+     * round 5; none of them keeps a descriptor of it open, so none is left under {@code /proc/PID/fd}). Returns
+     * whether the job had a board; removing it twice, or at the job's end, does nothing more.
+     */
+    public boolean ipcSealBoard(int jobNumber) {
+        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
+                : controlPlane.installedJob(jobNumber);
+        if (job == null || job.board() == null) {
+            return false;
+        }
+        ipc.deleteBoard(job.board().fileName());
+        return true;
+    }
+
+    /** The job's result board as the switch maps it, for inspection and tests; empty without one. */
+    public Optional<io.switchml.ipc.ResultBoard> ipcBoard(int jobNumber) {
+        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
+                : controlPlane.installedJob(jobNumber);
+        return job == null || job.board() == null ? Optional.empty() : Optional.of(job.board().results());
+    }
+
     /** The bound UDP ports, in port-index order. */
     public int[] ports() {
         int[] bound = new int[ports.size()];

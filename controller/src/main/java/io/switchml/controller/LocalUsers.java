@@ -58,8 +58,10 @@ final class LocalUsers {
             return UNKNOWN;
         }
         for (Path table : tables) {
-            try {
-                int uid = find(Files.readAllLines(table), peer, local);
+            // Read as a stream and stopped at the row: a host with many sockets has a long table.
+            try (java.util.stream.Stream<String> lines = Files.lines(table)) {
+                int uid = lines.skip(1).mapToInt(line -> row(line, peer, local)).filter(u -> u != UNKNOWN).findFirst()
+                        .orElse(UNKNOWN);
                 if (uid != UNKNOWN) {
                     return uid;
                 }
@@ -76,15 +78,21 @@ final class LocalUsers {
      */
     static int find(List<String> lines, InetSocketAddress peer, InetSocketAddress local) {
         for (int i = 1; i < lines.size(); i++) {
-            String[] f = lines.get(i).trim().split("\\s+");
-            if (f.length < 8) {
-                continue;
-            }
-            if (same(f[1], peer) && same(f[2], local)) {
-                return Integer.parseInt(f[7]);
+            int uid = row(lines.get(i), peer, local);
+            if (uid != UNKNOWN) {
+                return uid;
             }
         }
         return UNKNOWN;
+    }
+
+    /** The uid of this row if its local end is {@code peer} and its remote end {@code local}, else {@link #UNKNOWN}. */
+    private static int row(String line, InetSocketAddress peer, InetSocketAddress local) {
+        String[] f = line.trim().split("\\s+");
+        if (f.length < 8 || !same(f[1], peer) || !same(f[2], local)) {
+            return UNKNOWN;
+        }
+        return Integer.parseInt(f[7]);
     }
 
     /** Whether a table's {@code HEXADDRESS:HEXPORT} is this address and port (an IPv4-mapped IPv6 one as IPv4). */

@@ -70,9 +70,7 @@ final class ControllerAuthenticator implements ServerInterceptor {
                     + " or set SWITCHML_TOKEN");
         }
         String secret = headers.get(JOB_SECRET);
-        InetSocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
-                ? a : null;
-        InetAddress address = remote == null ? null : remote.getAddress();
+        InetAddress address = ControlSocket.peerAddress(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
         Integer uid = call.getAttributes().get(LocalUserFilter.UID);
         boolean localOperator = localOperators && uid != null && uid != LocalUsers.UNKNOWN && (uid == 0 || uid == self);
         Caller caller = new Caller(operator, secret == null ? null : Secrets.digest(secret), address,

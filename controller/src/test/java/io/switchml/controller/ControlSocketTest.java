@@ -59,6 +59,19 @@ class ControlSocketTest extends ControllerTestSupport {
         assertThat(jobs).filteredOn(j -> j.getJobName().equals("over-tcp")).singleElement()
                 .satisfies(j -> assertThat(j.getTenant()).isEqualTo(Caller.UNKNOWN_LOCAL));
 
+        // A connection is no line in the log (gRPC asks the socket for TCP's keepalive, which Netty would warn of).
+        try (LogBytes log = new LogBytes()) {
+            for (int i = 0; i < 50; i++) {
+                try (ControlChannel client = ControlChannel.open(new ControllerAddress(LOOPBACK, service.controllerPort()),
+                        ControllerCredentials.NONE, TlsSettingNames.CTL, null, "", false)) {
+                    client.call("status", Duration.ofSeconds(20), stub -> stub.status(StatusRequest.getDefaultInstance()));
+                }
+            }
+            System.out.printf("50 connections over the control socket: %d bytes, %d lines of log%n", log.bytes(),
+                    log.lines());
+            assertThat(log.lines()).as("lines of log for 50 connections").isLessThan(5);
+        }
+
         service.close();
         service = null;
         assertThat(Files.exists(socket, LinkOption.NOFOLLOW_LINKS)).as("the socket after the switch closed").isFalse();

@@ -62,10 +62,12 @@ class LocalUsersTest {
     private static final String RELAY = """
             import java.io.*;
             import java.net.*;
+            import java.nio.ByteBuffer;
+            import java.nio.channels.SocketChannel;
 
             public class Relay {
                 public static void main(String[] args) throws Exception {
-                    int target = Integer.parseInt(args[0]);
+                    String target = args[0];
                     ServerSocket server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
                     System.out.println("PORT " + server.getLocalPort());
                     System.out.flush();
@@ -78,28 +80,59 @@ class LocalUsersTest {
                     stdin.setDaemon(true);
                     stdin.start();
                     while (true) {
-                        Socket client = server.accept();
-                        Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
-                        client.setTcpNoDelay(true);
-                        upstream.setTcpNoDelay(true);
-                        pump(client, upstream);
-                        pump(upstream, client);
+                        Socket accepted = server.accept();
+                        accepted.setTcpNoDelay(true);
+                        // The switch's TCP port, or its Unix-domain control socket (a path).
+                        SocketChannel upstream = target.startsWith("/")
+                                ? SocketChannel.open(UnixDomainSocketAddress.of(target))
+                                : SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                                        Integer.parseInt(target)));
+                        pump(accepted, upstream);
                     }
                 }
 
-                static void pump(Socket from, Socket to) {
-                    Thread t = new Thread(() -> {
+                /** Both ways between a TCP socket and a channel, each on its own thread. */
+                static void pump(Socket socket, SocketChannel channel) throws IOException {
+                    InputStream in = socket.getInputStream();
+                    OutputStream out = socket.getOutputStream();
+                    daemon(() -> {
+                        byte[] b = new byte[65536];
                         try {
-                            from.getInputStream().transferTo(to.getOutputStream());
+                            int n;
+                            while ((n = in.read(b)) >= 0) {
+                                ByteBuffer buffer = ByteBuffer.wrap(b, 0, n);
+                                while (buffer.hasRemaining()) {
+                                    channel.write(buffer);
+                                }
+                            }
                         } catch (IOException e) { }
-                        try {
-                            to.close();
-                            from.close();
-                        } catch (IOException e) { }
+                        close(socket, channel);
                     });
+                    daemon(() -> {
+                        ByteBuffer buffer = ByteBuffer.allocate(65536);
+                        try {
+                            while (channel.read(buffer) >= 0) {
+                                out.write(buffer.array(), 0, buffer.position());
+                                buffer.clear();
+                            }
+                        } catch (IOException e) { }
+                        close(socket, channel);
+                    });
+                }
+
+                static void close(Socket socket, SocketChannel channel) {
+                    try {
+                        socket.close();
+                        channel.close();
+                    } catch (IOException e) { }
+                }
+
+                static void daemon(Runnable r) {
+                    Thread t = new Thread(r);
                     t.setDaemon(true);
                     t.start();
                 }
+
             }
             """;
 
@@ -259,6 +292,33 @@ class LocalUsersTest {
                 .setPacketSize(PacketSize.MTU_256).build();
     }
 
+    /**
+     * The same user over the switch's Unix-domain control socket: the switch reads its uid from the kernel
+     * (SO_PEERCRED), the socket table plays no part; the attacker's user fills its share of job numbers there, is
+     * refused as itself, and another user's job forms and is exact.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void overTheControlSocketAUserIsItsUid() throws Exception {
+        assumeThat(service.controlSocket()).as("needs the switch's Unix-domain control socket (epoll)").isPresent();
+        int[] uids = freeUids(2);
+        String socket = service.controlSocket().orElseThrow().toString();
+        ControllerGrpc.ControllerBlockingStub flood = stub(channelThrough(relay(uids[0], socket)));
+        int victimPort = relay(uids[1], socket).port;
+        ControllerGrpc.ControllerBlockingStub root = stub(channel(service.controllerPort()));
+        JobParameters small = params(1, 256, 1, 8);
+        List<Integer> held = new ArrayList<>();
+        for (int i = 0; i < JOB_NUMBERS_SHARE; i++) {
+            held.add(flood.join(join("socket-jobs-" + i, small, 20_000 + i).build()).getJobNumber());
+        }
+        String refused = refusal(() -> flood.join(join("socket-one-more", small, 21_000).build()));
+        System.out.println("the attacker's user over the control socket after " + JOB_NUMBERS_SHARE + " jobs: " + refused);
+        assertThat(refused).contains("RESOURCE_EXHAUSTED", "tenant uid " + uids[0] + " already runs");
+        assertThat(tenantsOf(root)).containsEntry("socket-jobs-0", "uid " + uids[0]);
+        victimJobIsExact(victimPort, "victim-over-the-socket", 5);
+        endAll(root, held);
+    }
+
     /** Two ranks of a job whose controller calls go through {@code relayPort} (another uid's): formed, and exact. */
     private void victimJobIsExact(int relayPort, String name, long seed) {
         try (LocalCluster victim = LocalCluster.onSwitch(service, name, 2,
@@ -348,7 +408,11 @@ class LocalUsersTest {
     }
 
     private Relay relay(int uid) throws IOException {
-        Relay relay = new Relay(uid, service.controllerPort(), dir);
+        return relay(uid, Integer.toString(service.controllerPort()));
+    }
+
+    private Relay relay(int uid, String target) throws IOException {
+        Relay relay = new Relay(uid, target, dir);
         relays.add(relay);
         return relay;
     }
@@ -358,11 +422,11 @@ class LocalUsersTest {
         final Process process;
         final int port;
 
-        Relay(int uid, int target, Path dir) throws IOException {
+        Relay(int uid, String target, Path dir) throws IOException {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             process = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups",
                     java, "-XX:-UsePerfData", "-Xmx64m", "-XX:TieredStopAtLevel=1", "Relay.java",
-                    Integer.toString(target)).directory(dir.toFile()).redirectErrorStream(true).start();
+                    target).directory(dir.toFile()).redirectErrorStream(true).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> {
                 try {

@@ -32,6 +32,10 @@ public final class ControlSockets {
     private static final List<Path> TABLES = List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"));
     private static EventLoopGroup group;
 
+    static {
+        NettyLogFilter.install(); // a client's first channel: its domain-socket connections write no line each
+    }
+
     private ControlSockets() {
     }
 

@@ -113,7 +113,7 @@ public final class AggregationService implements AutoCloseable {
     public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort,
                                            ControllerSecurity security, LeafRole leaf) {
         security.validate();
-        NettyLogFilter.install(); // before gRPC's first server: no line per control-socket connection
+        io.switchml.control.NettyLogFilter.install(); // before gRPC's first server: no line per control-socket connection
         AggregationSwitch dataplane = AggregationSwitch.start(switchConfig);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "switchml-controller-timer");

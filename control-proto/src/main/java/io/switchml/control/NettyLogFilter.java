@@ -1,4 +1,4 @@
-package io.switchml.controller;
+package io.switchml.control;
 
 import io.grpc.netty.shaded.io.netty.util.internal.logging.InternalLogger;
 import io.grpc.netty.shaded.io.netty.util.internal.logging.InternalLoggerFactory;
@@ -8,18 +8,19 @@ import java.lang.reflect.Proxy;
 
 /**
  * Keeps one line per connection out of the log (security round 5: every line a caller can cause is bounded): gRPC
- * sets TCP's SO_KEEPALIVE on every accepted connection, also on the control socket's, where Netty cannot set it and
- * says so once per connection ("Unknown channel option 'SO_KEEPALIVE'"). The filter drops that warning of gRPC's
- * shaded Netty bootstrap and passes everything else on. It must be installed before gRPC's first server starts
- * (Netty's bootstrap takes its logger once).
+ * sets TCP's SO_KEEPALIVE on every connection, also on the Unix-domain control socket's ({@link ControlSockets}),
+ * where Netty cannot set it and says so once per connection, on the switch and on the client ("Unknown channel
+ * option 'SO_KEEPALIVE'"). The filter drops that warning of gRPC's shaded Netty bootstraps and passes everything
+ * else on. It must be installed before gRPC's first channel or server (Netty's bootstraps take their loggers once).
  */
-final class NettyLogFilter {
+public final class NettyLogFilter {
     private static boolean installed;
 
     private NettyLogFilter() {
     }
 
-    static synchronized void install() {
+    /** Idempotent; call before the process's first gRPC channel or server (Netty's bootstraps take their loggers once). */
+    public static synchronized void install() {
         if (installed) {
             return;
         }
@@ -41,7 +42,7 @@ final class NettyLogFilter {
                 } catch (ReflectiveOperationException e) {
                     throw new IllegalStateException("cannot make Netty's logger " + name, e);
                 }
-                if (!name.endsWith(".bootstrap.ServerBootstrap")) {
+                if (!name.endsWith(".bootstrap.ServerBootstrap") && !name.endsWith(".bootstrap.Bootstrap")) {
                     return logger;
                 }
                 return (InternalLogger) Proxy.newProxyInstance(InternalLogger.class.getClassLoader(),

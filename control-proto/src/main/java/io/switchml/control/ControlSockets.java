@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 
 /**
  * A switch's Unix-domain control socket (docs/security.md, "Local users are tenants"): where a switch of uid U with
- * controller port P listens ({@code /dev/shm/switchml-control-U/controller-P.sock}, in a directory of U's that
+ * controller port P listens ({@code /dev/shm/switchml-control-U/controller-NETNS-P.sock}, in a directory of U's that
  * nobody else may write), and the channel a client of the same host uses to reach it, so that the switch reads the
  * client's uid from the kernel. A client trusts the socket only when the kernel's socket table says that U listens
  * on TCP port P of this host and the directory and the socket are U's: a socket that another user planted for a
@@ -46,9 +46,26 @@ public final class ControlSockets {
         return base.resolve("switchml-control-" + uid);
     }
 
-    /** The socket of uid's switch whose controller listens on TCP port {@code port}. */
+    /**
+     * The socket of uid's switch whose controller listens on TCP port {@code port} in this network namespace: the
+     * namespace is in the name, since switches of one user in several namespaces (the emulated rack, containers
+     * that share {@code /dev/shm}) may use the same port, and a client must reach the one its loopback reaches.
+     */
     public static Path socket(int uid, int port) {
-        return directory(uid).resolve("controller-" + port + ".sock");
+        return directory(uid).resolve("controller-" + NETWORK_NAMESPACE + "-" + port + ".sock");
+    }
+
+    /** This process's network namespace, as the kernel numbers it ("net:[4026531840]"); "0" where unknown. */
+    private static final String NETWORK_NAMESPACE = networkNamespace();
+
+    private static String networkNamespace() {
+        try {
+            String link = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
+            String digits = link.replaceAll("[^0-9]", "");
+            return digits.isEmpty() ? "0" : digits;
+        } catch (IOException | RuntimeException e) {
+            return "0";
+        }
     }
 
     /** Why {@code path} (the directory, or a socket in it) cannot be taken for uid's, or null. */

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The controller's Unix-domain socket (docs/security.md, "Local users are tenants"): beside its TCP port, a switch
- * listens on {@code /dev/shm/switchml-control-<uid>/controller-<port>.sock} ({@link ControlSockets}), in a directory
+ * listens on {@code /dev/shm/switchml-control-<uid>/controller-<netns>-<port>.sock} ({@link ControlSockets}), in a directory
  * of its user's that nobody else can write, and reads each connecting peer's uid from the kernel (SO_PEERCRED, Netty's
  * {@code peerCredentials()}) as the connection is set up. The project's clients use it on their own when they call a
  * switch of this host ({@code ControlSockets.channelBuilder}).

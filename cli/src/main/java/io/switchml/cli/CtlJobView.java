@@ -31,6 +31,8 @@ final class CtlJobView {
         m.put("job_number", job.getInstalled() ? job.getJobNumber() : null);
         m.put("name", job.getJobName());
         m.put("installed", job.getInstalled());
+        // Whose share of the switch it counts against (docs/security.md); null: the operator's, no tenant's.
+        m.put("tenant", job.getTenant().isEmpty() ? null : job.getTenant());
         m.put("workers_joined", job.getEndpointsCount());
         m.put("workers_expected", p.getNumWorkers());
         m.put("threads", p.getThreads());
@@ -64,6 +66,7 @@ final class CtlJobView {
                 job.getEndpointsCount() + "/" + p.getNumWorkers() + (job.getInstalled() ? "" : "*"),
                 p.getThreads() * p.getSlotsPerThread() + " (" + p.getThreads() + " x " + p.getSlotsPerThread() + ")",
                 ELEMENT_TYPE, packetBytes(p) + " B (" + p.getElementsPerPacket() + " elements)");
+        out.printf(Locale.ROOT, "     tenant %s%n", job.getTenant().isEmpty() ? "none (the operator's)" : job.getTenant());
         for (WorkerStatus w : job.getEndpointsList()) {
             out.printf(Locale.ROOT, "     rank %-4d %-15s ports %s%s%n", w.getRank(), w.getAddress(),
                     w.getPortsList().stream().map(String::valueOf).collect(Collectors.joining(",")),

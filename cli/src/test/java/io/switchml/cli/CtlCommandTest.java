@@ -90,7 +90,7 @@ class CtlCommandTest {
         }
 
         Run table = run("ctl", "--controller", controller, "jobs");
-        assertThat(table.out()).contains("JOB", JOB, "2/2", "int32", "266 B (64 elements)", "rank 0", "rank 1");
+        assertThat(table.out()).contains("JOB", JOB, "2/2", "int32", "266 B (64 elements)", "rank 0", "rank 1", "tenant uid ");
     }
 
     @Test

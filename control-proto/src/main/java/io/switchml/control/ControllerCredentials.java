@@ -37,7 +37,12 @@ public record ControllerCredentials(Path tlsCa, Path tlsCert, Path tlsKey, Strin
 
     /** A channel builder to the controller at {@code address}, with these credentials on every call. */
     public ManagedChannelBuilder<?> channelBuilder(ControllerAddress address) {
-        ManagedChannelBuilder<?> builder = Grpc.newChannelBuilderForAddress(address.host(), address.port(), channel());
+        // Plaintext to a switch of this host: its Unix-domain socket where it has one, so that it knows our user
+        // from the kernel (docs/security.md, "Local users are tenants"); else TCP.
+        ManagedChannelBuilder<?> local = tlsCa == null && tlsCert == null
+                ? ControlSockets.builder(address.host(), address.port()) : null;
+        ManagedChannelBuilder<?> builder = local != null ? local
+                : Grpc.newChannelBuilderForAddress(address.host(), address.port(), channel());
         Metadata headers = new Metadata();
         if (operatorToken != null) {
             headers.put(AUTHORIZATION, "Bearer " + operatorToken);

@@ -51,8 +51,7 @@ final class AddressGate implements ServerInterceptor {
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        InetAddress peer = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
-                ? a.getAddress() : null;
+        InetAddress peer = ControlSocket.peerAddress(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
         if (allows.test(peer)) {
             return next.startCall(call, headers);
         }

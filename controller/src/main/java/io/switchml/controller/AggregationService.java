@@ -50,6 +50,27 @@ public final class AggregationService implements AutoCloseable {
     /** Runs the controller's calls: a fixed number of threads (see {@link ControllerSecurity#callThreads()}). */
     private final ExecutorService calls;
     private final List<String> exposureWarnings;
+    /** The Unix-domain control socket's server, its socket and event loops; null without one. */
+    private volatile LocalServer local;
+
+    /** The controller's Unix-domain socket (see {@link ControlSocket}). */
+    private record LocalServer(Server server, java.nio.file.Path socket,
+                               io.grpc.netty.shaded.io.netty.channel.EventLoopGroup loops) {
+        void close() {
+            server.shutdownNow();
+            try {
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            try {
+                java.nio.file.Files.deleteIfExists(socket);
+            } catch (IOException e) {
+                LOG.debug("cannot remove the control socket {}: {}", socket, e.toString());
+            }
+        }
+    }
 
     /** The standard gRPC health service: SERVING from start to close. */
     private final HealthStatusManager health;
@@ -92,6 +113,7 @@ public final class AggregationService implements AutoCloseable {
     public static AggregationService start(SwitchConfig switchConfig, String controllerBind, int controllerPort,
                                            ControllerSecurity security, LeafRole leaf) {
         security.validate();
+        io.switchml.control.NettyLogFilter.install(); // before gRPC's first server: no line per control-socket connection
         AggregationSwitch dataplane = AggregationSwitch.start(switchConfig);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "switchml-controller-timer");
@@ -113,11 +135,12 @@ public final class AggregationService implements AutoCloseable {
             PeerRateLimiter joinLimiter = new PeerRateLimiter(security.joinsPerSecondPerPeer(), security.joinBurstPerPeer(),
                     System::nanoTime);
             MalformedRequests malformed = MalformedRequests.loggingOncePerMinute(timer);
+            TransportErrorLog.install(timer); // oversized headers and messages: counted, no stack trace per call
             // The last interceptor runs first: protected mode before anything else.
             AddressGate networkAccess = AddressGate.protectedMode(security);
             ServerServiceDefinition controller = malformed.guard(ServerInterceptors.intercept(
                     new ControllerService(registry, sessions, dataplane, announced, joinLimiter),
-                    new ControllerAuthenticator(security.operatorTokenDigest()), networkAccess));
+                    new ControllerAuthenticator(security.operatorTokenDigest(), security.localOperators()), networkAccess));
             AddressGate sessionAccess = AddressGate.switchmlSessions(security.switchmlSessions());
             List<ServerServiceDefinition> switchml = SwitchmlServices.create(dataplane, sessions, timer,
                     SwitchmlServices.WAIT_MS).stream()
@@ -130,6 +153,7 @@ public final class AggregationService implements AutoCloseable {
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(controllerBind, controllerPort),
                             credentials(security))
                     .executor(calls)
+                    .addTransportFilter(new LocalUserFilter())
                     .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
                     .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
@@ -139,6 +163,45 @@ public final class AggregationService implements AutoCloseable {
                     .addService(healthService)
                     .build()
                     .start();
+            int listening = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+            registry.controllerPort(listening);
+            // Plaintext switches also listen on a Unix-domain socket, where the kernel names each caller's user
+            // (a switch with TLS keeps its certificates' rules: local callers reach it over TCP).
+            java.nio.file.Path socket = security.tlsEnabled() ? null : ControlSocket.prepare(listening);
+            LocalServer localServer = null;
+            if (socket != null) {
+                io.grpc.netty.shaded.io.netty.channel.EventLoopGroup loops =
+                        new io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup(1, r -> {
+                            Thread t = new Thread(r, "switchml-controller-socket");
+                            t.setDaemon(true);
+                            return t;
+                        });
+                try {
+                    Server onSocket = NettyServerBuilder.forAddress(
+                                    new io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress(socket.toString()),
+                                    ControlSocket.credentials())
+                            .channelType(io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel.class)
+                            .bossEventLoopGroup(loops).workerEventLoopGroup(loops)
+                            .executor(calls)
+                            .keepAliveTime(KEEPALIVE_TIME_SECONDS, TimeUnit.SECONDS)
+                            .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                            .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+                            .permitKeepAliveWithoutCalls(true)
+                            .addTransportFilter(new LocalUserFilter())
+                            .addService(controller)
+                            .addServices(switchml)
+                            .addService(healthService)
+                            .build()
+                            .start();
+                    // Every local user may connect; who it is, the kernel says.
+                    java.nio.file.Files.setPosixFilePermissions(socket,
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+                    localServer = new LocalServer(onSocket, socket, loops);
+                } catch (IOException | RuntimeException e) {
+                    loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                    LOG.warn("no Unix-domain control socket at {}: {}; local callers use TCP", socket, e.toString());
+                }
+            }
             health.setStatus(ControllerGrpc.SERVICE_NAME, HealthCheckResponse.ServingStatus.SERVING);
             long idleNanos = TimeUnit.MILLISECONDS.toNanos(security.jobIdleTimeoutMs());
             long checkEvery = Math.max(100, security.jobIdleTimeoutMs() / 4);
@@ -154,7 +217,10 @@ public final class AggregationService implements AutoCloseable {
             LOG.debug("controller listening on {} ({})", server.getListenSockets(), security);
             List<String> warnings = ExposureWarnings.of(controllerBind, security);
             warnings.forEach(w -> LOG.warn("security: {}", w));
-            return new AggregationService(dataplane, registry, sessions, server, timer, calls, warnings, health);
+            AggregationService service = new AggregationService(dataplane, registry, sessions, server, timer, calls,
+                    warnings, health);
+            service.local = localServer;
+            return service;
         } catch (IOException | RuntimeException e) {
             dataplane.close();
             timer.shutdownNow();
@@ -225,6 +291,12 @@ public final class AggregationService implements AutoCloseable {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     }
 
+    /** The controller's Unix-domain socket, where it has one (see {@link ControlSocket}). */
+    public java.util.Optional<java.nio.file.Path> controlSocket() {
+        LocalServer onSocket = local;
+        return onSocket == null ? java.util.Optional.empty() : java.util.Optional.of(onSocket.socket());
+    }
+
     /** Blocks until the service is shut down (for the command line). */
     public void awaitTermination() throws InterruptedException {
         server.awaitTermination();
@@ -234,6 +306,10 @@ public final class AggregationService implements AutoCloseable {
     public void close() {
         health.enterTerminalState();
         registry.close();
+        LocalServer onSocket = local;
+        if (onSocket != null) {
+            onSocket.close();
+        }
         server.shutdownNow();
         try {
             server.awaitTermination(5, TimeUnit.SECONDS);

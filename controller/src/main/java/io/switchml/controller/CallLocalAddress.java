@@ -23,9 +23,21 @@ final class CallLocalAddress implements ServerInterceptor {
         return KEY.get() instanceof InetSocketAddress address ? address : null;
     }
 
+    private static final Context.Key<Integer> UID = Context.key("switchml-call-local-uid");
+
+    /**
+     * The tenant of the current call's caller where it is a user of the switch's host whom the kernel's socket table
+     * named ({@link LocalUserFilter}): "uid 1001 (alice)"; null otherwise.
+     */
+    static String localTenant() {
+        Integer uid = UID.get();
+        return uid == null || uid == LocalUsers.UNKNOWN ? null : LocalUsers.tenant(uid);
+    }
+
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        Context context = Context.current().withValue(KEY, call.getAttributes().get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR));
+        Context context = Context.current().withValue(KEY, call.getAttributes().get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR))
+                .withValue(UID, call.getAttributes().get(LocalUserFilter.UID));
         return Contexts.interceptCall(context, call, headers, next);
     }
 }

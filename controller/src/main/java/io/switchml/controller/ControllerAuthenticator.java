@@ -38,9 +38,17 @@ final class ControllerAuthenticator implements ServerInterceptor {
 
     /** Null when the switch has no operator token. */
     private final byte[] operatorDigest;
+    /** Whether the switch's own user and root, calling from its host, may end any job. */
+    private final boolean localOperators;
+    private final int self = LocalUsers.self();
 
     ControllerAuthenticator(byte[] operatorDigest) {
+        this(operatorDigest, false);
+    }
+
+    ControllerAuthenticator(byte[] operatorDigest, boolean localOperators) {
         this.operatorDigest = operatorDigest;
+        this.localOperators = localOperators;
     }
 
     @Override
@@ -62,11 +70,12 @@ final class ControllerAuthenticator implements ServerInterceptor {
                     + " or set SWITCHML_TOKEN");
         }
         String secret = headers.get(JOB_SECRET);
-        InetSocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
-                ? a : null;
-        InetAddress address = remote == null ? null : remote.getAddress();
+        InetAddress address = ControlSocket.peerAddress(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+        Integer uid = call.getAttributes().get(LocalUserFilter.UID);
+        boolean localOperator = localOperators && uid != null && uid != LocalUsers.UNKNOWN && (uid == 0 || uid == self);
         Caller caller = new Caller(operator, secret == null ? null : Secrets.digest(secret), address,
-                Caller.tenantOf(certificateSubject(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION)), address));
+                Caller.tenantOf(certificateSubject(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION)), address, uid),
+                localOperator);
         return Contexts.interceptCall(Context.current().withValue(Caller.KEY, caller), call, headers, next);
     }
 

@@ -62,6 +62,22 @@ public final class ControllerSecurity {
     private int jobIdleTimeoutMs = DEFAULT_JOB_IDLE_TIMEOUT_MS;
     private long tenantQuotaBytes = Long.MAX_VALUE;
     private double tenantShare = DEFAULT_TENANT_SHARE;
+    private boolean localOperators = true;
+
+    /**
+     * Whether the switch's own user and root, calling from the switch's host (the kernel's socket table says
+     * whose the caller's socket is), may end any job or SwitchML session without the operator's token, as
+     * they could end the switch itself (docs/security.md, "Local users are tenants"). Their own jobs still
+     * count against their uid's share. Default true.
+     */
+    public ControllerSecurity localOperators(boolean allowed) {
+        this.localOperators = allowed;
+        return this;
+    }
+
+    public boolean localOperators() {
+        return localOperators;
+    }
 
     /** The defaults: plaintext, no tokens. */
     public ControllerSecurity() {

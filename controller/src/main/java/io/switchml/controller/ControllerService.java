@@ -56,10 +56,14 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void join(JoinRequest request, StreamObserver<JoinResponse> observer) {
         Caller caller = Caller.current();
-        if (!caller.operator() && !joinLimiter.tryAcquire(caller.peer())) {
+        // Per tenant where the caller has one (a local user, a certificate), so that one user of the switch's host
+        // cannot spend another's; else per address.
+        Object limited = caller.tenant() != null ? caller.tenant() : caller.peer();
+        if (!caller.operator() && !joinLimiter.tryAcquire(limited)) {
             observer.onError(io.grpc.Status.RESOURCE_EXHAUSTED.withDescription("too many join requests from "
-                    + caller.peer().getHostAddress() + "; the controller takes a limited number per second from each"
-                    + " address, retry in a second").asRuntimeException());
+                    + (caller.tenant() != null ? "tenant " + caller.tenant() : caller.peer().getHostAddress())
+                    + "; the controller takes a limited number per second from each tenant, retry in a second")
+                    .asRuntimeException());
             return;
         }
         // A joining worker that dies while it waits no longer counts as arrived.
@@ -123,9 +127,15 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void leave(LeaveRequest request, StreamObserver<LeaveResponse> observer) {
-        if (Caller.current().operator() && sessions.end(request.getJobNumber())) {
+        Caller caller = Caller.current();
+        if (caller.mayEndAnyJob() && sessions.end(request.getJobNumber())) {
             observer.onNext(LeaveResponse.getDefaultInstance()); // the operator ends a SwitchML session
             observer.onCompleted();
+            return;
+        }
+        if (caller.mayEndAnyJob() && request.getJobId() == 0 && !request.getRelayOnly()) {
+            // No job id: not a rank leaving but the operator ending the job (`switchml ctl end-session NUMBER`).
+            registry.endJob(request.getJobNumber(), caller, reply(observer, v -> LeaveResponse.getDefaultInstance()));
             return;
         }
         if (request.getRelayOnly()) {

@@ -14,7 +14,9 @@ final class JobEndings {
         /** A leaf's job whose spine went away. */
         SPINE_LOST,
         /** No rank was heard for the idle limit; the switch reclaimed it. */
-        IDLE;
+        IDLE,
+        /** The operator ended it (its token, or the switch's own user or root on its host). */
+        OPERATOR;
 
         final String label = name().toLowerCase(Locale.ROOT);
     }

@@ -275,7 +275,9 @@ final class JobFormation {
             return "the controller already holds " + total + " ranks waiting for their jobs to form, its limit; retry once"
                     + " jobs have formed or their joins timed out";
         }
-        if (tenant != null && fromTenant >= security.maxPendingJoinsPerPeer()) {
+        int perTenant = Caller.UNKNOWN_LOCAL.equals(tenant)
+                ? Math.max(1, security.maxPendingJoinsPerPeer() / UNKNOWN_LOCAL_PARTS) : security.maxPendingJoinsPerPeer();
+        if (tenant != null && fromTenant >= perTenant) {
             return "tenant " + tenant + " already has " + fromTenant + " ranks waiting for their jobs to form, the limit"
                     + " per tenant; retry once those jobs have formed or their joins timed out";
         }
@@ -316,7 +318,13 @@ final class JobFormation {
      */
     private String ownSource(JoinRequest request) {
         InetAddress address = JoinValidator.ipv4(request.getAddress());
+        int tcp = controllerPort;
         for (int port : request.getPortsList()) {
+            if (port == tcp && LocalUsers.isLocal(address)) {
+                return "address " + request.getAddress() + " with UDP port " + port + " is the switch's own host and its"
+                        + " controller's port: the switch would send the rank's results to its own sockets. Give the"
+                        + " worker's own address and the ports its threads send from (switchml.localAddress)";
+            }
             if (dataplane.isOwnSource(address, port)) {
                 return "address " + request.getAddress() + " with UDP port " + port + " is the switch's own (it listens"
                         + " on " + dataplane.bindAddress().getHostAddress() + " UDP ports " + Arrays.toString(dataplane.ports())
@@ -325,6 +333,13 @@ final class JobFormation {
             }
         }
         return null;
+    }
+
+    /** The controller's TCP port once it listens (0 before): no worker's UDP port on the switch's host. */
+    private volatile int controllerPort;
+
+    void controllerPort(int port) {
+        this.controllerPort = port;
     }
 
     private String endpointClash(Job job, WorkerEndpoint endpoint) {
@@ -384,7 +399,8 @@ final class JobFormation {
                             job.grant.reduced() ? job.grant.reason() : membership.admission);
             JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
                     PayloadSize.ofElements(p.getElementsPerPacket()), grant.slotsPerThread(), p.getThreads(), endpoints,
-                    true, membership == null ? p.getOneRoundElements() : 0), membership == null ? null : membership.uplink);
+                    true, membership == null ? p.getOneRoundElements() : 0), membership == null ? null : membership.uplink,
+                    log.dataplaneLines(job.tenant));
             job.oneRoundElements = installed.oneRoundElements();
         } catch (ControlException e) {
             refuse(job, e);
@@ -446,7 +462,7 @@ final class JobFormation {
             }
         }
         SlotPool pool = dataplane.slotPool();
-        double share = security.tenantShare();
+        double share = shareOf(job.tenant);
         long shareBytes = share >= 1 ? Long.MAX_VALUE : (long) (pool.poolBytes() * share);
         long shareSlots = share >= 1 ? Long.MAX_VALUE : (long) (pool.poolSlots() * share);
         boolean quota = security.tenantQuotaBytes() < shareBytes;
@@ -463,7 +479,7 @@ final class JobFormation {
         if (tenant == null || security.tenantShare() >= 1) {
             return null;
         }
-        int limit = Math.max(1, (int) (ProtocolConstants.MAX_JOBS * security.tenantShare()));
+        int limit = Math.max(1, (int) (ProtocolConstants.MAX_JOBS * shareOf(tenant)));
         int held = 0;
         for (Job j : byNumber) {
             if (j != null && tenant.equals(j.tenant) && !j.aborted()) {
@@ -471,7 +487,19 @@ final class JobFormation {
             }
         }
         return held < limit ? null : "tenant " + tenant + " already runs " + held + " jobs, its share of the switch's "
-                + ProtocolConstants.MAX_JOBS + " job numbers (--tenant-share " + security.tenantShare() + "); end one first";
+                + ProtocolConstants.MAX_JOBS + " job numbers (--tenant-share " + shareOf(tenant) + "); end one first";
+    }
+
+    /**
+     * Local callers whose user the kernel's table did not show ({@link Caller#UNKNOWN_LOCAL}, one tenant) get
+     * this part of a tenant's share and of its waiting joins: the smallest share, since anyone may be among them.
+     */
+    static final int UNKNOWN_LOCAL_PARTS = 8;
+
+    /** A tenant's share of the pool and the job table: {@code --tenant-share}, an eighth of it for unknown local callers. */
+    private double shareOf(String tenant) {
+        double share = security.tenantShare();
+        return share < 1 && Caller.UNKNOWN_LOCAL.equals(tenant) ? share / UNKNOWN_LOCAL_PARTS : share;
     }
 
     /** What admission charges per slot of a job with these parameters. */

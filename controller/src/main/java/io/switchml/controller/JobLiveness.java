@@ -127,10 +127,26 @@ final class JobLiveness implements SpineLink.Events {
      * waiting calls failed, and any watch still open told why. Called on the agent.
      */
     void reclaim(Job job, String reason) {
+        endRunning(job, JobEndings.Reason.IDLE, reason);
+    }
+
+    /**
+     * The operator ends a running job ({@code switchml ctl end-session NUMBER}): as {@link #reclaim}, its ranks'
+     * watches told why. Returns false when the job is not running. Called on the agent.
+     */
+    boolean endByOperator(Job job, String who) {
+        if (!running(job)) {
+            return false;
+        }
+        endRunning(job, JobEndings.Reason.OPERATOR, "the operator (" + who + ") ended it");
+        return true;
+    }
+
+    private void endRunning(Job job, JobEndings.Reason why, String reason) {
         if (!running(job)) {
             return;
         }
-        endings.ended(JobEndings.Reason.IDLE);
+        endings.ended(why);
         end(job, reason, Status.ABORTED);
         JobEvent event = failedEvent(job);
         job.watches.values().forEach(w -> w.event(event));
@@ -160,7 +176,7 @@ final class JobLiveness implements SpineLink.Events {
      */
     private ControlException end(Job job, String reason, Status status) {
         job.abortReason = reason;
-        dataplane.removeJob(job.number);
+        dataplane.removeJob(job.number, log.dataplaneLines(job.tenant));
         byName.remove(job.name, job);
         job.watchDeadlines.values().forEach(t -> t.cancel(false));
         job.watchDeadlines.clear();

@@ -51,6 +51,17 @@ final class JobLog {
         }
     }
 
+    /** The dataplane's own lines about a job a caller caused (installed, removed), under its logger's name. */
+    private static final Logger DATAPLANE = LoggerFactory.getLogger("io.switchml.dataplane.AggregationSwitch");
+
+    /**
+     * Where the dataplane writes its lines about a job of {@code tenant} (installed, removed): within the tenant's
+     * budget like the controller's own (security round 5: they bypassed it).
+     */
+    java.util.function.Consumer<String> dataplaneLines(String tenant) {
+        return line -> info(DATAPLANE, tenant, line);
+    }
+
     /** Lines counted instead of written so far. */
     long suppressed() {
         return limiter.suppressed();

@@ -284,7 +284,7 @@ final class JobRegistry {
                 if (job.spine != null) {
                     spine.leave(job, rank, operations);
                 }
-                dataplane.removeJob(jobNumber);
+                dataplane.removeJob(jobNumber, log.dataplaneLines(job.tenant));
                 byNumber[jobNumber] = null;
                 byName.remove(job.name, job);
                 endings.ended(JobEndings.Reason.LEFT);
@@ -295,6 +295,30 @@ final class JobRegistry {
                 if (job.spine != null) {
                     spine.relayLeft(job, rank, operations); // the workers at the other leaves wait on it too
                 }
+            }
+            reply.ok(null);
+        });
+    }
+
+    /** The controller's TCP port, once it listens: a join may not name it as a worker's UDP port on this host. */
+    void controllerPort(int port) {
+        formation.controllerPort(port);
+    }
+
+    /**
+     * The operator ends a running job by its number alone (a Leave without a job id): its token, or the switch's
+     * own user or root calling from its host ({@link Caller#mayEndAnyJob}). Anyone else hears NOT_FOUND, as for
+     * any job they are no member of.
+     */
+    void endJob(int jobNumber, Caller caller, Reply<Void> reply) {
+        agent.run(() -> {
+            Job job = jobNumber >= 0 && jobNumber < byNumber.length ? byNumber[jobNumber] : null;
+            if (!caller.mayEndAnyJob() || job == null || !liveness.endByOperator(job, caller.operator()
+                    ? "operator token" : caller.tenant())) {
+                reply.error(new ControlException(Status.NOT_FOUND, "no job number " + Integer.toUnsignedString(jobNumber)
+                        + " is running that this caller may end (the operator ends jobs: its token, or the switch's own"
+                        + " user or root on the switch's host)"));
+                return;
             }
             reply.ok(null);
         });
@@ -334,6 +358,12 @@ final class JobRegistry {
             }
             job.transport.put(rank, new TransportReports.Received(transport.toBuilder().setRank(rank)
                     .setReportedMsAgo(0).build(), System.nanoTime()));
+            if (!job.boardSealed && job.transport.size() >= job.ranks() && !job.aborted()) {
+                // Every rank has mapped the board or chosen UDP (a worker reports after that choice): its name goes,
+                // so that nobody can open the file to shrink it under them (docs/security.md, round 5).
+                job.boardSealed = true;
+                dataplane.ipcSealBoard(jobNumber);
+            }
             reply.ok(null);
         });
     }
@@ -456,6 +486,27 @@ final class JobRegistry {
                 }
             }
             return jobs;
+        });
+    }
+
+    /**
+     * What each tenant's running jobs hold (docs/security.md, "Fair shares"), for the metrics: by tenant, its
+     * jobs, slots and register bytes. The operator's jobs are no tenant's and not listed.
+     */
+    java.util.SortedMap<String, long[]> tenantHoldings() {
+        return agent.call(() -> {
+            java.util.SortedMap<String, long[]> held = new java.util.TreeMap<>();
+            for (Job job : byNumber) {
+                if (job != null && job.tenant != null && job.installed() && !job.aborted()) {
+                    long[] h = held.computeIfAbsent(job.tenant, t -> new long[3]);
+                    h[0]++;
+                    dataplane.job(job.number).ifPresent(spec -> {
+                        h[1] += spec.slots();
+                        h[2] += spec.memoryBytes();
+                    });
+                }
+            }
+            return held;
         });
     }
 

@@ -26,6 +26,9 @@ final class JobViews {
     static JobStatus status(Job job) {
         JobStatus.Builder b = JobStatus.newBuilder().setJobName(job.name).setParameters(job.parameters)
                 .setInstalled(job.installed());
+        if (job.tenant != null) {
+            b.setTenant(job.tenant);
+        }
         if (job.installed()) {
             b.setJobNumber(job.number);
             // The installed window, which admission control may have made smaller than asked.

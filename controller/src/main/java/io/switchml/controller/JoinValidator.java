@@ -94,6 +94,9 @@ final class JoinValidator {
         if (address.isMulticastAddress()) {
             return "is a multicast address (224.0.0.0/4)";
         }
+        if (first == 127 && bytes[1] == -1 && bytes[2] == -1 && bytes[3] == -1) {
+            return "is the broadcast address of the loopback network 127.0.0.0/8";
+        }
         if (first >= 240) {
             return (first == 255 && bytes[1] == -1 && bytes[2] == -1 && bytes[3] == -1)
                     ? "is the broadcast address 255.255.255.255" : "is in the reserved 240.0.0.0/4";

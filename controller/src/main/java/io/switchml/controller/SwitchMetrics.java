@@ -339,9 +339,27 @@ public final class SwitchMetrics implements AutoCloseable {
                     }
                 })
                 .register(registry);
+        // Which tenant holds what of the switch (docs/security.md, "Fair shares"): a local user as "uid N (name)".
+        String[] holdings = {"jobs", "slots", "register_bytes"};
+        String[] holdingHelp = {"Running jobs", "Slots of the running jobs", "Register memory (bytes) of the running jobs"};
+        for (int k = 0; k < holdings.length; k++) {
+            int index = k;
+            GaugeWithCallback.builder().name(PREFIX + "tenant_" + holdings[k])
+                    .help(holdingHelp[k] + " of each tenant (a local user \"uid N (name)\", \"unknown local\", a client"
+                            + " certificate's subject, an address); the operator's jobs are no tenant's.")
+                    .labelNames("tenant")
+                    .callback(cb -> jobs.tenantHoldings().forEach((tenant, h) -> cb.call(h[index], tenant)))
+                    .register(registry);
+        }
+        CounterWithCallback.builder().name(PREFIX + "oversized_requests")
+                .help("Requests that gRPC's transport refused before any service saw them (a header block or a message"
+                        + " over the limits), counted instead of logged with a stack trace each; every switch of the JVM.")
+                .callback(cb -> cb.call(TransportErrorLog.count()))
+                .register(registry);
         CounterWithCallback.builder().name(PREFIX + "jobs_ended")
                 .help("Jobs that ended since the switch started, by why: every rank left (left), a rank died"
-                        + " (rank_failed), a leaf's spine went away (spine_lost), no rank was heard for the idle limit (idle).")
+                        + " (rank_failed), a leaf's spine went away (spine_lost), no rank was heard for the idle limit (idle), the"
+                        + " operator ended it (operator).")
                 .labelNames("reason")
                 .callback(cb -> {
                     for (JobEndings.Reason reason : JobEndings.Reason.values()) {

@@ -42,7 +42,7 @@ final class SwitchmlSessionService extends SessionGrpc.SessionImplBase {
             return;
         }
         try {
-            sessions.register(request);
+            sessions.register(request, CallLocalAddress.localTenant());
         } catch (ControlException e) {
             observer.onError(e.status().asRuntimeException());
             return;

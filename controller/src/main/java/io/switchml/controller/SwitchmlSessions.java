@@ -74,6 +74,8 @@ final class SwitchmlSessions {
         int jobNumber = -1;
         /** When a rank last registered or a packet of the session last reached the switch (see {@link #reclaimIdle}). */
         final LastHeard lastHeard = new LastHeard();
+        /** Whose share it counts against: its rank 0's local user, else all sessions' one tenant. */
+        String tenant = TENANT;
 
         Session(long id, long order, int workers, PayloadSize size) {
             this.id = id;
@@ -122,6 +124,15 @@ final class SwitchmlSessions {
      *                          its address is taken, RESOURCE_EXHAUSTED when the session does not fit
      */
     synchronized void register(UdpSessionRequest request) {
+        register(request, null);
+    }
+
+    /**
+     * As {@link #register(UdpSessionRequest)}, for a caller of the switch's host whose user the kernel named
+     * ({@code localTenant}, "uid 1001 (alice)"; null: another host's, or unknown): a session it starts counts
+     * against that user's share of the sessions, not against the one share of every other session.
+     */
+    synchronized void register(UdpSessionRequest request, String localTenant) {
         String problem = problem(request);
         if (problem != null) {
             throw new ControlException(Status.INVALID_ARGUMENT, "invalid UdpSession request: " + problem);
@@ -154,6 +165,9 @@ final class SwitchmlSessions {
         }
         if (created) {
             session = new Session(id, nextOrder, request.getNumWorkers(), size);
+            if (localTenant != null) {
+                session.tenant = TENANT + " of " + localTenant;
+            }
         } else if (session.workers != request.getNumWorkers() || session.size != size) {
             throw new ControlException(Status.INVALID_ARGUMENT, "rank " + rank + " registers in " + session.name()
                     + " with num_workers " + request.getNumWorkers() + " and packet_size " + request.getPacketSize()
@@ -301,11 +315,15 @@ final class SwitchmlSessions {
         if (Math.min(pool.jobQuotaSlots(), pool.freeSlots() + freed) < ProtocolConstants.MAX_SLOTS) {
             return "the switch cannot take " + session.name() + ": " + pool.describe() + tooSmall();
         }
-        // Sessions carry no credentials: together they are one tenant, with one tenant's share of the pool.
+        // Sessions carry no credentials: together they are one tenant, with one tenant's share of the pool; those that
+        // a local user's rank 0 started are that user's (security round 5).
         long share = Math.max(ProtocolConstants.MAX_SLOTS, (long) (pool.poolSlots() * tenantShare));
-        long held = (long) ProtocolConstants.MAX_SLOTS * (installedSessions() - (freesNumber ? 1 : 0));
+        boolean freesOwn = freesNumber && replacing.tenant.equals(session.tenant);
+        long held = (long) ProtocolConstants.MAX_SLOTS * (installedSessions(session.tenant) - (freesOwn ? 1 : 0));
         if (held + ProtocolConstants.MAX_SLOTS > share) {
-            return "the switch cannot take " + session.name() + ": SwitchML's sessions hold " + held + " slots, their"
+            return "the switch cannot take " + session.name() + ": SwitchML's sessions"
+                    + (session.tenant.equals(TENANT) ? "" : " of " + session.tenant.substring(TENANT.length() + 4))
+                    + " hold " + held + " slots, their"
                     + " share of the pool (--tenant-share " + tenantShare + " of " + pool.poolSlots() + " slots, at least one"
                     + " session's " + ProtocolConstants.MAX_SLOTS + "); wait for one to end, or end one with"
                     + " `switchml ctl end-session`";
@@ -313,10 +331,10 @@ final class SwitchmlSessions {
         return null;
     }
 
-    private int installedSessions() {
+    private int installedSessions(String tenant) {
         int installed = 0;
         for (Session s : sessions.values()) {
-            if (s.installed()) {
+            if (s.installed() && s.tenant.equals(tenant)) {
                 installed++;
             }
         }
@@ -366,7 +384,7 @@ final class SwitchmlSessions {
                 continue;
             }
             JobStatus.Builder b = JobStatus.newBuilder().setJobNumber(session.jobNumber).setJobName(jobName(session))
-                    .setInstalled(true).setParameters(JobParameters.newBuilder().setNumWorkers(session.workers)
+                    .setTenant(session.tenant).setInstalled(true).setParameters(JobParameters.newBuilder().setNumWorkers(session.workers)
                             .setElementsPerPacket(session.size.elements()).setSlotsPerThread(ProtocolConstants.MAX_SLOTS)
                             .setThreads(1));
             session.ranks.forEach((rank, address) -> {
@@ -401,7 +419,7 @@ final class SwitchmlSessions {
     private void remove(Session session) {
         sessions.remove(session.id, session);
         if (session.installed()) {
-            dataplane.removeJob(session.jobNumber);
+            dataplane.removeJob(session.jobNumber, log.dataplaneLines(TENANT));
         }
     }
 
@@ -418,7 +436,7 @@ final class SwitchmlSessions {
         session.ranks.values().forEach(address -> endpoints.add(WorkerEndpoint.matchedByAddress(address)));
         try {
             dataplane.installJob(new JobSpec(number, jobName(session), session.size,
-                    ProtocolConstants.MAX_SLOTS, 1, endpoints, false));
+                    ProtocolConstants.MAX_SLOTS, 1, endpoints, false), null, log.dataplaneLines(TENANT));
         } catch (InsufficientSlotsException e) {
             throw refuse(session, new ControlException(Status.RESOURCE_EXHAUSTED, "the switch refused " + session.name() + ": "
                     + e.getMessage() + tooSmall()));

@@ -61,14 +61,26 @@ abstract class ControllerTestSupport {
 
     @BeforeEach
     void startService() {
+        // The tests' own calls come from the switch's own user, whom a default switch takes for its operator (who may
+        // end any job); the tests of strangers' calls need them to be strangers, so only those that say so get it.
         service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0).allowFaultInjection(true),
-                LOOPBACK, 0, security());
+                LOOPBACK, 0, security().localOperators(localOperators()));
         channel = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();
         pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "test-rank");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** Whether the switch's own user (these tests' calls) is the operator; false unless a test class says so. */
+    boolean localOperators() {
+        return false;
+    }
+
+    /** The tenant of these tests' calls: this process's user, as the kernel's socket table shows it. */
+    static String selfTenant() {
+        return LocalUsers.tenant(LocalUsers.self());
     }
 
     /** The controller's security for the tests of a class; the defaults unless it says otherwise. */

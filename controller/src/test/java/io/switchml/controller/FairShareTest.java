@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Security round 4, finding 3: on a switch with its defaults no tenant takes the whole switch. Every
- * loopback address is one tenant, whose running jobs hold at most half of the pool's slots and bytes and
- * half of the job numbers; the operator's are not counted.
+ * loopback address of one local user is one tenant (round 5: the user, as the kernel's socket table says), whose
+ * running jobs hold at most half of the pool's slots and bytes and half of the job numbers; the operator's are
+ * not counted. A local user's SwitchML sessions are its own tenant too.
  */
 class FairShareTest extends ControllerTestSupport {
     private static final String OPERATOR = "operator-token-0123456789";
@@ -44,7 +45,7 @@ class FairShareTest extends ControllerTestSupport {
         assertThat(held).isEqualTo(pool.poolSlots() / 2);
         // A third from another loopback address is the same tenant, with nothing of its share left.
         String refused = assertStatus(failure(joinAs(null, joinRequest("big-2", 0, big, 40_200).build())),
-                Code.RESOURCE_EXHAUSTED, "its tenant loopback may hold only", "--tenant-share 0.5");
+                Code.RESOURCE_EXHAUSTED, "its tenant " + selfTenant() + " may hold only", "--tenant-share 0.5");
         System.out.printf("a tenant holding %d of %d slots asks for %d more: %s%n", held, pool.poolSlots(),
                 ProtocolConstants.MAX_SLOTS, refused);
         // The operator's jobs are no tenant's: they get the other half.
@@ -66,7 +67,7 @@ class FairShareTest extends ControllerTestSupport {
             numbers.add(formJob("small-" + i, 1, 40_000 + 10 * i));
         }
         assertStatus(failure(joinAsync(joinRequest("one-too-many", 0, 1))), Code.RESOURCE_EXHAUSTED,
-                "tenant loopback already runs " + share + " jobs", "--tenant-share");
+                "tenant " + selfTenant() + " already runs " + share + " jobs", "--tenant-share");
         // A number comes back when a job ends.
         stub().leave(leave(numbers.get(0), 0));
         assertThat(formJob("one-too-many", 1, 40_000)).isNotNegative(); // the ended job's port
@@ -80,7 +81,7 @@ class FairShareTest extends ControllerTestSupport {
             session(s);
             numbers.add(jobNumberOf("switchml-session-" + s));
         }
-        String refused = assertFails(() -> session(3), Code.RESOURCE_EXHAUSTED, "SwitchML's sessions hold 32768 slots",
+        String refused = assertFails(() -> session(3), Code.RESOURCE_EXHAUSTED, "SwitchML's sessions of " + selfTenant() + " hold 32768 slots",
                 "--tenant-share 0.5", "switchml ctl end-session");
         System.out.println("a third SwitchML session: " + refused);
         // The operator ends one (`switchml ctl end-session`); then the third fits.

@@ -96,6 +96,8 @@ class JoinTest extends ControllerTestSupport {
                         "address 0.0.0.0 is in 0.0.0.0/8", "switchml.localAddress"),
                 invalid("worker address 255.255.255.255", b -> b.setAddress("255.255.255.255"),
                         "address 255.255.255.255 is the broadcast address 255.255.255.255", "own unicast address"),
+                invalid("worker address 127.255.255.255", b -> b.setAddress("127.255.255.255"),
+                        "address 127.255.255.255 is the broadcast address of the loopback network", "own unicast address"),
                 invalid("worker address 224.0.0.1", b -> b.setAddress("224.0.0.1"),
                         "address 224.0.0.1 is a multicast address (224.0.0.0/4)"),
                 invalid("worker address 239.255.255.250", b -> b.setAddress("239.255.255.250"), "is a multicast address"),
@@ -170,6 +172,12 @@ class JoinTest extends ControllerTestSupport {
         JoinRequest self = joinRequest("looped", 0, params(2), 40_000).setPorts(0, switchPort).build();
         assertFails(() -> stub().join(self), Code.INVALID_ARGUMENT, "address 127.0.0.1 with UDP port " + switchPort
                 + " is the switch's own", "send the rank's results to itself", "switchml.localAddress");
+        assertThat(service.pendingJoins()).as("nothing waits").isZero();
+        // Nor the switch's controller port on its host (security round 5): the results would go to its own socket.
+        int tcp = service.controllerPort();
+        JoinRequest controller = joinRequest("looped", 0, params(2), 40_000).setPorts(0, tcp).build();
+        assertFails(() -> stub().join(controller), Code.INVALID_ARGUMENT, "address 127.0.0.1 with UDP port " + tcp
+                + " is the switch's own host and its controller's port", "switchml.localAddress");
         assertThat(service.pendingJoins()).as("nothing waits").isZero();
         // The same rank from its own port forms the job.
         List<JoinResponse> formed = joinAll(List.of(joinRequest("looped", 0, 2), joinRequest("looped", 1, 2)));

@@ -31,7 +31,7 @@ class TenantQuotaTest extends ControllerTestSupport {
 
         List<JoinResponse> second = joinAll(List.of(joinRequest("second", 0, JOB, 41_000).build(),
                 joinRequest("second", 1, JOB, 41_000).build()));
-        assertThat(second.get(0).getAdmission()).contains("its tenant loopback may hold only");
+        assertThat(second.get(0).getAdmission()).contains("its tenant " + selfTenant() + " may hold only");
         assertThat(service.dataplane().job(second.get(0).getJobNumber()).orElseThrow().slots())
                 .isLessThan(SLOTS_PER_JOB);
 

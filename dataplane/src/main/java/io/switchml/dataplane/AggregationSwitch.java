@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -119,6 +120,30 @@ public final class AggregationSwitch implements AutoCloseable {
         return Optional.of(new IpcOffer(ipc.path().toString(), job.board().fileName()));
     }
 
+    /**
+     * Removes the name of the job's result board from the port's directory, once every rank of the job mapped it or
+     * chose UDP (the controller knows from their transport reports): the switch and the workers keep their
+     * mappings, and no process, of this user either, can open the file any more to shrink it under them (security
+     * round 5; none of them keeps a descriptor of it open, so none is left under {@code /proc/PID/fd}). Returns
+     * whether the job had a board; removing it twice, or at the job's end, does nothing more.
+     */
+    public boolean ipcSealBoard(int jobNumber) {
+        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
+                : controlPlane.installedJob(jobNumber);
+        if (job == null || job.board() == null) {
+            return false;
+        }
+        ipc.deleteBoard(job.board().fileName());
+        return true;
+    }
+
+    /** The job's result board as the switch maps it, for inspection and tests; empty without one. */
+    public Optional<io.switchml.ipc.ResultBoard> ipcBoard(int jobNumber) {
+        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
+                : controlPlane.installedJob(jobNumber);
+        return job == null || job.board() == null ? Optional.empty() : Optional.of(job.board().results());
+    }
+
     /** The bound UDP ports, in port-index order. */
     public int[] ports() {
         int[] bound = new int[ports.size()];
@@ -165,12 +190,22 @@ public final class AggregationSwitch implements AutoCloseable {
      * @throws IllegalArgumentException when a job with an uplink has the one-round mode or no round numbers
      */
     public JobSpec installJob(JobSpec spec, UplinkSpec uplink) {
+        return installJob(spec, uplink, LOG::info);
+    }
+
+    /**
+     * As {@link #installJob(JobSpec, UplinkSpec)}, with the lines that say what was installed going to {@code lines}
+     * instead of this class's log: the controller passes its per-tenant limited log (docs/security.md, "Lines
+     * about jobs"), since a caller's joins cause them.
+     */
+    public JobSpec installJob(JobSpec spec, UplinkSpec uplink, Consumer<String> lines) {
         JobSpec installed = controlPlane.installJob(spec, uplink);
-        LOG.info("installed job {} '{}': {} workers, {} slots ({} threads x {}), {} B payload{}", spec.jobNumber(),
-                spec.name(), spec.workers(), spec.slots(), spec.threads(), spec.slotsPerThread(), spec.size().bytes(),
-                oneRoundText(spec, installed));
+        lines.accept("installed job " + spec.jobNumber() + " '" + spec.name() + "': " + spec.workers() + " workers, "
+                + spec.slots() + " slots (" + spec.threads() + " threads x " + spec.slotsPerThread() + "), "
+                + spec.size().bytes() + " B payload" + oneRoundText(spec, installed));
         if (uplink != null) {
-            LOG.info("job {} '{}' is a leaf's: its partial results go to {}", spec.jobNumber(), spec.name(), uplink);
+            lines.accept("job " + spec.jobNumber() + " '" + spec.name() + "' is a leaf's: its partial results go to "
+                    + uplink);
         }
         return installed;
     }
@@ -186,9 +221,14 @@ public final class AggregationSwitch implements AutoCloseable {
 
     /** Removes the job, freeing its registers and worker-table entries; an unknown number is a no-op. */
     public void removeJob(int jobNumber) {
+        removeJob(jobNumber, LOG::info);
+    }
+
+    /** As {@link #removeJob(int)}, with its line going to {@code lines} (see {@link #installJob(JobSpec, UplinkSpec, Consumer)}). */
+    public void removeJob(int jobNumber, Consumer<String> lines) {
         Optional<JobSpec> removed = controlPlane.job(jobNumber);
         controlPlane.removeJob(jobNumber);
-        removed.ifPresent(spec -> LOG.info("removed job {} '{}'", spec.jobNumber(), spec.name()));
+        removed.ifPresent(spec -> lines.accept("removed job " + spec.jobNumber() + " '" + spec.name() + "'"));
     }
 
     /** The aggregator pool now: its size, the per-job quota, and the slots the installed jobs hold. */

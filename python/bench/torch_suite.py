@@ -6,9 +6,12 @@ job of its own at the switch). Run it under the launcher, which starts the switc
     ./switchml torchrun --workers 1 --timeout PT3600S python/bench/torch_suite.py [-k PATTERN] [-v]
 
 Tests that PyTorch gates on the backend's name (``gloo``, ``nccl``) are skipped as they are for any other backend; it
-prints unittest's summary (ran, failures, errors, skips). Nothing here is switchml's own test: it is the yardstick of
+prints unittest's summary (ran, failures, errors, skips). With ``--record FILE`` it also writes every test's outcome
+there, a JSON line each (test, outcome: pass, fail, error, skip, and the skip's reason or the error's last line), which
+``torch_suite_table.py`` turns into the per-test table of two runs (switchml and Gloo). Nothing here is switchml's own test: it is the yardstick of
 issue 38 (compatibility with what PyTorch's suite expects of a backend)."""
 
+import json
 import os
 import sys
 import tempfile
@@ -42,5 +45,51 @@ class TestBackend(TestDistBackend, DistributedTest._DistTestBase):
         self._spawn_processes()
 
 
+class _Recording(unittest.TextTestResult):
+    """unittest's result, each test's outcome also appended to the --record file (as it ends: a run cut short keeps
+    what it did)."""
+    record = None
+
+    def _write(self, test, outcome, detail=""):
+        if self.record:
+            with open(self.record, "a") as out:
+                out.write(json.dumps({"test": test.id().rsplit(".", 1)[-1], "outcome": outcome,
+                                      "detail": detail}) + "\n")
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._write(test, "pass")
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._write(test, "fail", _last_line(self._exc_info_to_string(err, test)))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._write(test, "error", _last_line(self._exc_info_to_string(err, test)))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._write(test, "skip", reason)
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self._write(test, "expected failure")
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._write(test, "unexpected success")
+
+
+def _last_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip()[:300] if lines else ""
+
+
 if __name__ == "__main__":
-    unittest.main(argv=[sys.argv[0], *sys.argv[1:]])
+    args = sys.argv[1:]
+    if "--record" in args:
+        at = args.index("--record")
+        _Recording.record = os.path.abspath(args[at + 1])
+        del args[at:at + 2]
+    unittest.main(argv=[sys.argv[0], *args], testRunner=unittest.TextTestRunner(resultclass=_Recording))

@@ -100,11 +100,6 @@ public final class AotCache {
         return Optional.of(new AotCache(folder, role, HexFormat.of().formatHex(digest.digest()).substring(0, 16)));
     }
 
-    /** Whether a JVM option is the one that makes a JVM write its cache at exit. */
-    static boolean trainingOption(String option) {
-        return option.startsWith(TRAINING_OPTION);
-    }
-
     /** Whether a setting of {@link #SETTING} lets the cache be used. */
     static boolean enabled(String setting) {
         if (setting == null || setting.isBlank() || setting.equalsIgnoreCase("auto")) {

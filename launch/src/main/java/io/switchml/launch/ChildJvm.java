@@ -25,6 +25,9 @@ public final class ChildJvm {
             "Launching child process ", "Reading AOTConfiguration ", "AOTCache creation is complete: ",
             "Removed temporary AOT configuration file ");
 
+    /** The children started here that write their role's cache when they exit. */
+    private static final java.util.Set<Long> TRAINING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final List<String> command;
     private final AotCache.Plan cache;
 
@@ -66,6 +69,11 @@ public final class ChildJvm {
     /** Tells the role's cache which process started with {@link #command()}. */
     public void started(Process process) {
         cache.started(process.toHandle());
+        if (cache.trains()) {
+            // Kept here rather than read back from the process's command line, which the platform may not report.
+            TRAINING.add(process.pid());
+            process.onExit().thenRun(() -> TRAINING.remove(process.pid()));
+        }
     }
 
     /** Tells the role's cache that the process did not start. */
@@ -75,8 +83,7 @@ public final class ChildJvm {
 
     /** Whether a child started with {@link #command()} writes its role's ahead-of-time cache when it exits. */
     public static boolean writesCacheAtExit(ProcessHandle child) {
-        return child.info().arguments().map(args -> java.util.Arrays.stream(args).anyMatch(AotCache::trainingOption))
-                .orElse(false);
+        return TRAINING.contains(child.pid());
     }
 
     /**

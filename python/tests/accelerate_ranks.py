@@ -23,13 +23,8 @@ def train(out):
     import switchml_torch
     from toy_ddp import digest
 
-    switched = [0]
-    allreduce = switchml_torch.SwitchMLProcessGroup.allreduce
-
-    def counted_allreduce(self, tensors, opts=None):
-        switched[0] += 1
-        return allreduce(self, tensors, opts)
-    switchml_torch.SwitchMLProcessGroup.allreduce = counted_allreduce
+    from trainer_checks import count_switched_allreduces
+    switched = count_switched_allreduces()
 
     dist.init_process_group("switchml")  # env:// from torchelastic; before Accelerator(), which keeps this group
     accelerator = Accelerator(cpu=True)

@@ -30,13 +30,8 @@ def train_loop(config):
 
     group = dist.distributed_c10d._get_default_group()
     assert isinstance(group, switchml_torch.SwitchMLProcessGroup), type(group)
-    switched = [0]
-    allreduce = switchml_torch.SwitchMLProcessGroup.allreduce
-
-    def counted_allreduce(self, tensors, opts=None):
-        switched[0] += 1
-        return allreduce(self, tensors, opts)
-    switchml_torch.SwitchMLProcessGroup.allreduce = counted_allreduce
+    from trainer_checks import count_switched_allreduces
+    switched = count_switched_allreduces()
 
     context = ray.train.get_context()
     rank = context.get_world_rank()

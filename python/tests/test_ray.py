@@ -22,6 +22,8 @@ if int(torch.__version__.split(".")[0]) < 2:
 
 import ray  # noqa: E402,F401  (the venv must have it: requirements-torch2.txt)
 
+from trainer_checks import assert_trained_as_one_job  # noqa: E402
+
 
 def test_ray_train_torch_trainer_trains_two_workers_through_the_switch(switch, tmp_path):
     out = tmp_path / "out"
@@ -41,16 +43,6 @@ def test_ray_train_torch_trainer_trains_two_workers_through_the_switch(switch, t
         pytest.fail("Ray Train did not finish within 300 s: " + output[-20000:])
     assert process.returncode == 0, output[-20000:]
     ranks = [json.loads((out / ("rank-%d.json" % r)).read_text()) for r in range(2)]
-    first, second = ranks
     assert [r["rank"] for r in ranks] == [0, 1] and all(r["world_size"] == 2 for r in ranks), ranks
     assert all(r["controller"] == switch for r in ranks), "the runtime_env did not carry the controller: %s" % ranks
-    assert first["job"] == second["job"] and first["digest"] == second["digest"], \
-        "the workers' jobs or parameters differ: %s" % ranks
-    assert first["initial"] != second["initial"], "the workers should start from different parameters (DDP makes" \
-                                                   " them rank 0's)"
-    assert first["digest"] != first["initial"], "no training step changed the parameters: %s" % ranks
-    assert all(r["switched"] > 0 for r in ranks), "DDP's all-reduces did not reach the switchml group: %s" % ranks
-    assert all(r["last_loss"] < r["first_loss"] for r in ranks), "the loss did not go down: %s" % ranks
-    # The job the workers were in is the one the switch served.
-    log = (tmp_path / "switch.log").read_text()
-    assert "'%s'" % first["job"] in log, log
+    assert_trained_as_one_job(ranks, (tmp_path / "switch.log").read_text())

@@ -16,14 +16,14 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 from accelerate import Accelerator, notebook_launcher
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader
 
 
 def train(out):
     import switchml_torch
     from toy_ddp import digest
 
-    from trainer_checks import count_switched_allreduces
+    from trainer_checks import count_switched_allreduces, toy_problem
     switched = count_switched_allreduces()
 
     dist.init_process_group("switchml")  # env:// from torchelastic; before Accelerator(), which keeps this group
@@ -31,11 +31,7 @@ def train(out):
     group = dist.distributed_c10d._get_default_group()
     assert isinstance(group, switchml_torch.SwitchMLProcessGroup), type(group)
     rank = accelerator.process_index
-    torch.manual_seed(0)  # the same data on every rank; Accelerate's sampler gives each rank its half
-    x = torch.randn(512, 20)
-    data = TensorDataset(x, x[:, :3].argmax(1))  # labels a model can learn
-    torch.manual_seed(rank + 1)  # different initial parameters: DDP makes them rank 0's
-    model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 3))
+    data, model = toy_problem(rank)
     before = digest(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     model, optimizer, loader = accelerator.prepare(model, optimizer, DataLoader(data, batch_size=32, shuffle=True))

@@ -21,7 +21,7 @@ import torch.distributed as dist
 import torch.nn as nn
 from ray.train import RunConfig, ScalingConfig
 from ray.train.torch import TorchConfig, TorchTrainer
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader
 
 
 def train_loop(config):
@@ -30,16 +30,12 @@ def train_loop(config):
 
     group = dist.distributed_c10d._get_default_group()
     assert isinstance(group, switchml_torch.SwitchMLProcessGroup), type(group)
-    from trainer_checks import count_switched_allreduces
+    from trainer_checks import count_switched_allreduces, toy_problem
     switched = count_switched_allreduces()
 
     context = ray.train.get_context()
     rank = context.get_world_rank()
-    torch.manual_seed(0)  # the same data on every rank; prepare_data_loader's sampler gives each rank its half
-    x = torch.randn(512, 20)
-    data = TensorDataset(x, x[:, :3].argmax(1))  # labels a model can learn
-    torch.manual_seed(rank + 1)  # different initial parameters: DDP makes them rank 0's
-    model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 3))
+    data, model = toy_problem(rank)
     before = digest(model)
     model = ray.train.torch.prepare_model(model)  # DDP, on the switchml group
     loader = ray.train.torch.prepare_data_loader(DataLoader(data, batch_size=32, shuffle=True))

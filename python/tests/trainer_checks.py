@@ -16,6 +16,20 @@ def count_switched_allreduces():
     return switched
 
 
+def toy_problem(rank):
+    """The trainers' data and model: the same 512 labelled points on every rank (the trainer's sampler gives each its
+    part) and a small model whose initial parameters differ by rank (DDP makes them rank 0's)."""
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import TensorDataset
+
+    torch.manual_seed(0)
+    x = torch.randn(512, 20)
+    data = TensorDataset(x, x[:, :3].argmax(1))  # labels a model can learn
+    torch.manual_seed(rank + 1)
+    return data, nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 3))
+
+
 def assert_trained_as_one_job(ranks, switch_log):
     """Two ranks' results: one job (the one the switch served), different starts, identical trained parameters, all-reduces
     through the switchml group, the loss down."""

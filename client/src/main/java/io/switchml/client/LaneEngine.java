@@ -4,6 +4,8 @@ import io.switchml.api.AllReduceTimeoutException;
 import io.switchml.api.MismatchedOperationException;
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.BlockQuantizer;
+import io.switchml.protocol.PacketKey;
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadCodec;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
@@ -124,6 +126,13 @@ final class LaneEngine {
     private final int[] txBytes;
     private final AggregationPacket rx = new AggregationPacket();
     private final PayloadCodec codec;
+    /** The job's packet key, and this thread's tagger; null for a job without authenticated packets. */
+    private final PacketKey packetKey;
+    private final PacketMac mac;
+    /** Bytes of the tag after each packet: {@link PacketMac#TAG_BYTES} or 0. */
+    private final int tagBytes;
+    /** Whose packets these are, in the tags: the rank this worker joined the switch's job as. */
+    private final int origin;
 
     private LaneTask current;
     private int activeSlots;
@@ -144,6 +153,22 @@ final class LaneEngine {
     LaneEngine(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
                boolean sharedMemory, WorkerStatistics statistics, FailureHandler failures, Runnable silenceListener,
                Transport transport) {
+        this(index, window, size, jobNumber, config, congestionControl, sharedMemory, statistics, failures, silenceListener,
+                transport, null);
+    }
+
+    /**
+     * @param packetKey the key of the job's authenticated packets (docs/ARCHITECTURE.md section 19): every packet
+     *                  goes out with its tag, and a result whose tag is wrong is counted and dropped; null when the
+     *                  job's packets carry no tags
+     */
+    LaneEngine(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
+               boolean sharedMemory, WorkerStatistics statistics, FailureHandler failures, Runnable silenceListener,
+               Transport transport, PacketKey packetKey) {
+        this.packetKey = packetKey;
+        this.mac = packetKey == null ? null : new PacketMac();
+        this.tagBytes = packetKey == null ? 0 : PacketMac.TAG_BYTES;
+        this.origin = config.rank();
         this.index = index;
         this.slotBase = index * window;
         this.window = window;
@@ -178,7 +203,7 @@ final class LaneEngine {
         this.txBuffers = new ByteBuffer[window];
         this.txPackets = new AggregationPacket[window];
         this.txBytes = new int[window];
-        int packetBytes = size.packetBytes();
+        int packetBytes = size.packetBytes() + tagBytes;
         this.txMemory = ByteBuffer.allocateDirect(window * packetBytes);
         for (int i = 0; i < window; i++) {
             ByteBuffer slot = txMemory.slice(i * packetBytes, packetBytes).order(ByteOrder.BIG_ENDIAN);
@@ -247,7 +272,7 @@ final class LaneEngine {
         int length = packet.remaining();
         statistics.packetsReceived.increment();
         statistics.bytesReceived.add(length);
-        if (AggregationPacket.elementsIn(length, k) < 0) {
+        if (AggregationPacket.elementsIn(length - tagBytes, k) < 0) {
             statistics.malformedResults.increment();
             return;
         }
@@ -256,6 +281,10 @@ final class LaneEngine {
         if (rx.msgType() != ProtocolConstants.MSG_TYPE_AGGREGATION || rx.jobNumber() != jobNumber
                 || rx.sizeCode() != size.code() || slot < slotBase || slot >= slotBase + window) {
             statistics.malformedResults.increment();
+            return;
+        }
+        if (packetKey != null && !mac.verify(packet, packet.position(), length, packetKey, PacketMac.RESULT)) {
+            statistics.forgedResults.increment(); // forged, or altered on the way: never read
             return;
         }
         int i = slot - slotBase;
@@ -395,6 +424,9 @@ final class LaneEngine {
         if (fresh) {
             pendingRound[i] = rounds.take(i);
             encode(i, q);
+            if (packetKey != null) {
+                txBytes[i] = mac.sign(txBuffers[i], 0, txBytes[i], packetKey, origin);
+            }
         }
         transport.send(i, txBuffers[i], txBytes[i]);
         loss.sent(i, now, fresh);

@@ -1,5 +1,6 @@
 package io.switchml.client;
 
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 
@@ -34,7 +35,8 @@ final class PathSizing {
             size = config.payloadSize();
         } else {
             InetAddress controller = Routes.resolveIpv4(config.controllers().get(0).host());
-            size = forMtu(Routes.mtu(Routes.localAddress(config, controller), controller));
+            size = forMtu(Routes.mtu(Routes.localAddress(config, controller), controller),
+                    config.authenticatePackets() ? PacketMac.TAG_BYTES : 0);
         }
         SwitchMLConfig.Builder resolved = config.toBuilder().elementsPerPacket(size.elements());
         if (config.slotsPerThread() == SwitchMLConfig.AUTO) {
@@ -45,7 +47,12 @@ final class PathSizing {
 
     /** The largest payload whose datagram fits {@code mtu} (unknown, -1: one that fits 1500-byte Ethernet). */
     static PayloadSize forMtu(int mtu) {
-        int room = (mtu > 0 ? mtu : 1500) - IP_UDP_HEADER_BYTES;
+        return forMtu(mtu, 0);
+    }
+
+    /** As {@link #forMtu(int)}, for datagrams that carry {@code trailerBytes} after the packet (a tag). */
+    static PayloadSize forMtu(int mtu, int trailerBytes) {
+        int room = (mtu > 0 ? mtu : 1500) - IP_UDP_HEADER_BYTES - trailerBytes;
         PayloadSize best = PayloadSize.B128;
         for (PayloadSize s : PayloadSize.values()) {
             if (s.packetBytes() <= room && s.bytes() > best.bytes()) {

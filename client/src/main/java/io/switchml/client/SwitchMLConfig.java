@@ -84,6 +84,11 @@ public final class SwitchMLConfig {
         SKIP_ZERO_BLOCKS("skipZeroBlocks", "on",
                 "on or off: float32 blocks that are zero at every worker cost a one-element packet instead of the block"
                         + " (sparse gradients; results are bit-identical either way). Every worker of a job uses the same"),
+        AUTHENTICATE_PACKETS("authenticatePackets", "off",
+                "on or off: every packet and result of the job carries an 8-byte tag keyed from the job secret, and the"
+                        + " switch and the workers drop and count any whose tag is wrong, so that a host that can send from a"
+                        + " worker's or the switch's address cannot change the sums (docs/security.md). Needs a job secret"
+                        + " and UDP (not the shared-memory port). Every worker of a job uses the same"),
         LANES("lanes", "32",
                 "bits per float32 value on the wire: 32, or 16 (two values per 32-bit element, each with a 16-bit term:"
                         + " half the bytes, about 14 bits of a block's largest value at 2 workers, 8 at 128; at most 128"
@@ -248,6 +253,7 @@ public final class SwitchMLConfig {
     private final int threads;
     private final int oneRoundElements;
     private final boolean skipZeroBlocks;
+    private final boolean authenticatePackets;
     private final Offload udpSegmentation;
     private final Offload udpGro;
     private final int lanes;
@@ -316,6 +322,15 @@ public final class SwitchMLConfig {
         }
         localAddress = string(Key.LOCAL_ADDRESS);
         transport = Transport.parse(string(Key.TRANSPORT));
+        authenticatePackets = onOff(Key.AUTHENTICATE_PACKETS);
+        if (authenticatePackets && jobSecret.isEmpty()) {
+            throw new IllegalArgumentException(Key.AUTHENTICATE_PACKETS.property() + " = on needs a job secret, from which"
+                    + " the packets' key derives: set " + Key.JOB_SECRET_FILE.property() + " (the same at every rank)");
+        }
+        if (authenticatePackets && transport == Transport.IPC) {
+            throw new IllegalArgumentException(Key.AUTHENTICATE_PACKETS.property() + " = on goes over UDP: the switch's"
+                    + " shared-memory port carries no tags; use " + Key.TRANSPORT.property() + " = auto or udp");
+        }
         ipcSpinNanos = string(Key.IPC_SPIN_MICROS).equals("auto") ? IpcPoller.defaultSpinNanos()
                 : java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(inRange(Key.IPC_SPIN_MICROS,
                 integer(Key.IPC_SPIN_MICROS), 0, 1_000_000));
@@ -485,6 +500,11 @@ public final class SwitchMLConfig {
     /** Bits per float32 value on the wire: 32, or 16 (two values per element). */
     public int lanes() {
         return lanes;
+    }
+
+    /** Whether the job's packets and results carry tags keyed from the job secret (docs/ARCHITECTURE.md section 19). */
+    public boolean authenticatePackets() {
+        return authenticatePackets;
     }
 
     /** Whether this worker asks its job to skip float32 blocks that are zero at every worker. */
@@ -870,6 +890,11 @@ public final class SwitchMLConfig {
 
         public Builder skipZeroBlocks(boolean skip) {
             return set(Key.SKIP_ZERO_BLOCKS, skip ? "on" : "off");
+        }
+
+        /** Tags on every packet and result, keyed from the job secret (off by default; needs a job secret). */
+        public Builder authenticatePackets(boolean authenticate) {
+            return set(Key.AUTHENTICATE_PACKETS, authenticate ? "on" : "off");
         }
 
         /** Over UDP: runs of full-size packets as one segmented datagram (UDP GSO): auto (the default), on, off. */

@@ -15,6 +15,7 @@ import io.switchml.control.ControllerAddress;
 import io.switchml.controller.proto.JobEvent;
 import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
+import io.switchml.protocol.PacketKey;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.udp.Offload;
 import io.switchml.udp.UdpOffloads;
@@ -25,6 +26,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -94,6 +98,8 @@ final class SwitchSession implements AllReduce {
     private TransportReporter transportReporter;
     /** The switch's shared-memory port, or null: the worker threads use UDP. */
     private final SharedMemoryPort sharedMemory;
+    /** The key of the job's authenticated packets; null when they carry no tags. */
+    private final PacketKey packetKey;
     private final StallDiagnosis stallDiagnosis;
     /** Submitted and not yet removed once complete, by sequence: what a rank that left may leave waiting. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Operation<?>> inFlight =
@@ -109,8 +115,9 @@ final class SwitchSession implements AllReduce {
 
     private SwitchSession(SwitchMLConfig config, ControlPlaneClient control, WorkerSockets sockets,
                           JoinResponse joined, InetAddress switchAddress, WorkerStatistics statistics,
-                          SwitchLossListener lossListener, SharedMemoryPort sharedMemory) {
+                          SwitchLossListener lossListener, SharedMemoryPort sharedMemory, PacketKey packetKey) {
         this.config = config;
+        this.packetKey = packetKey;
         this.sharedMemory = sharedMemory;
         this.statistics = statistics;
         this.lossListener = lossListener;
@@ -172,12 +179,15 @@ final class SwitchSession implements AllReduce {
                     .setOneRoundElements(config.oneRoundElements())
                     .setSkipZeroBlocks(config.skipZeroBlocks())
                     .setLaneBits(config.lanes())
+                    .setAuthenticatePackets(config.authenticatePackets())
                     .build();
             JoinResponse joined = control.join(config.job(), config.rank(), parameters, localIp.getHostAddress(),
                     sockets.ports(), config.joinTimeout(), waitForController);
             InetAddress switchIp = WorkerSockets.switchAddress(joined.getSwitchAddress(), controllerIp);
             SharedMemoryPort sharedMemory;
+            PacketKey packetKey;
             try {
+                packetKey = packetKey(config, joined);
                 sharedMemory = SharedMemoryPort.choose(config, joined);
             } catch (SwitchMLException e) {
                 try {
@@ -188,7 +198,7 @@ final class SwitchSession implements AllReduce {
                 throw e;
             }
             SwitchSession context = new SwitchSession(config, control, sockets, joined, switchIp, statistics, lossListener,
-                    sharedMemory);
+                    sharedMemory, packetKey);
             try {
                 context.start();
                 context.watch.open();
@@ -233,7 +243,7 @@ final class SwitchSession implements AllReduce {
                     && config.congestion().mode().enabledFor(switchEndpoints[t].getAddress());
             WorkerLane lane = new WorkerLane(t, slotsPerThread, size, jobNumber, config, congestionControl, link,
                     segmentation, sockets.coalescing(t), statistics, this::laneFailed, lossListener == null ? null : this::switchSilent, channel,
-                    switchEndpoints[t]);
+                    switchEndpoints[t], packetKey);
             if (faults.enabled()) {
                 // Between the socket and the lane: sees every datagram the lane sends and receives.
                 channel.pipeline().addLast(new FaultInjector(faults, config.rank(), t, statistics));
@@ -261,6 +271,19 @@ final class SwitchSession implements AllReduce {
 
     ControllerAddress controller() {
         return control.address();
+    }
+
+    /**
+     * Worker thread {@code thread}'s channel, connected to the switch: what it sends leaves from this worker's
+     * address and port (the tests of authenticated packets send through it as a host that spoofs them would).
+     */
+    Channel channel(int thread) {
+        return sockets.channel(thread);
+    }
+
+    /** The switch's UDP endpoint that worker thread {@code thread} sends to. */
+    InetSocketAddress switchEndpoint(int thread) {
+        return switchEndpoints[thread];
     }
 
     /** The IPv4 address this worker's sockets are bound to (the one that routes to this switch). */
@@ -464,6 +487,31 @@ final class SwitchSession implements AllReduce {
     }
 
     /** The window the controller granted (0 from a controller without admission control: the config's). */
+    /**
+     * The key of the job's authenticated packets (docs/ARCHITECTURE.md section 19), from the job secret's digest
+     * and the salt the switch drew for this run; null when this worker did not ask for them.
+     *
+     * @throws SwitchMLException when the switch returned no salt: it does not authenticate packets
+     */
+    private static PacketKey packetKey(SwitchMLConfig config, JoinResponse joined) {
+        if (!config.authenticatePackets()) {
+            return null;
+        }
+        if (joined.getPacketKeySalt().isEmpty()) {
+            throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': "
+                    + SwitchMLConfig.Key.AUTHENTICATE_PACKETS.property() + "=on, but the switch answered the join without"
+                    + " a packet key salt: it does not authenticate packets (an older switch?). Update the switch, or run"
+                    + " the job with authenticatePackets=off");
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(config.jobSecret().getBytes(StandardCharsets.UTF_8));
+            return PacketKey.derive(digest, joined.getPacketKeySalt().toByteArray(), config.payloadSize());
+        } catch (NoSuchAlgorithmException | IllegalArgumentException e) {
+            throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': cannot derive the"
+                    + " packet key: " + e.getMessage(), e);
+        }
+    }
+
     private static int grantedWindow(SwitchMLConfig config, JoinResponse joined) {
         int granted = joined.getSlotsPerThread();
         if (granted == 0 || granted == config.slotsPerThread()) {

@@ -10,6 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
+import io.switchml.protocol.PacketKey;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.udp.DatagramBoundaries;
 
@@ -59,17 +60,18 @@ final class WorkerLane extends SimpleChannelInboundHandler<DatagramPacket> imple
      * @param segmentation   over UDP, whether runs of full-size packets go as one segmented datagram (UDP GSO)
      * @param coalescing     over UDP, whether the channel receives runs of results as one datagram (UDP GRO)
      * @param switchEndpoint the switch's UDP endpoint, which the channel is connected to
+     * @param packetKey      the key of the job's authenticated packets, or null (see {@link LaneEngine})
      */
     WorkerLane(int index, int window, PayloadSize size, int jobNumber, SwitchMLConfig config, boolean congestionControl,
                IpcLink link, boolean segmentation, boolean coalescing, WorkerStatistics statistics, LaneEngine.FailureHandler failures,
-               Runnable silenceListener, Channel channel, InetSocketAddress switchEndpoint) {
+               Runnable silenceListener, Channel channel, InetSocketAddress switchEndpoint, PacketKey packetKey) {
         this.channel = channel;
         this.link = link;
         this.failures = failures;
         this.statistics = statistics;
         this.switchEndpoint = switchEndpoint;
         this.engine = new LaneEngine(index, window, size, jobNumber, config, congestionControl, link != null, statistics,
-                failures, silenceListener, this);
+                failures, silenceListener, this, packetKey);
         this.packets = new ByteBuf[window];
         for (int i = 0; i < window; i++) {
             packets[i] = Unpooled.wrappedBuffer(engine.packetBuffer(i));

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ChannelFuture;
 import io.switchml.api.SwitchMLException;
+import io.switchml.protocol.PacketMac;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -57,8 +58,8 @@ final class WorkerSockets implements AutoCloseable {
         // truncate), several per read (NettyTransport.newChannel).
         Bootstrap bootstrap = new Bootstrap()
                 .group(loops)
-                .channelFactory(() -> NettyTransport.newChannel(config.payloadSize().packetBytes(), config.udpGro(),
-                        coalescing))
+                .channelFactory(() -> NettyTransport.newChannel(config.payloadSize().packetBytes()
+                        + (config.authenticatePackets() ? PacketMac.TAG_BYTES : 0), config.udpGro(), coalescing))
                 .option(ChannelOption.SO_RCVBUF, config.socketBufferBytes())
                 .option(ChannelOption.SO_SNDBUF, config.socketBufferBytes())
                 .handler(new ChannelInitializer<Channel>() {

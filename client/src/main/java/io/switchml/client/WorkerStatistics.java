@@ -23,6 +23,8 @@ public final class WorkerStatistics {
     final LongAdder retransmissionTimeouts = counter(WorkerCounter.RETRANSMISSION_TIMEOUTS);
     final LongAdder duplicateResults = counter(WorkerCounter.DUPLICATE_RESULTS);
     final LongAdder malformedResults = counter(WorkerCounter.MALFORMED_RESULTS);
+    /** Results whose tag was wrong, in a job with authenticated packets. */
+    final LongAdder forgedResults = counter(WorkerCounter.FORGED_RESULTS);
     final LongAdder operations = counter(WorkerCounter.ALL_REDUCES);
     final LongAdder operationTimeouts = counter(WorkerCounter.ALL_REDUCE_TIMEOUTS);
     final LongAdder injectedDrops = counter(WorkerCounter.INJECTED_DROPS);

@@ -36,7 +36,7 @@ class WorkerLaneSegmentationTest {
         List<RuntimeException> failures = new ArrayList<>();
         SwitchMLConfig config = SwitchMLConfig.builder().rank(0).workers(1).operationTimeout(java.time.Duration.ofSeconds(20)).build();
         WorkerLane lane = new WorkerLane(0, 8, PayloadSize.ofElements(K), 3, config, false, null, true, false, statistics,
-                failures::add, null, channel, SWITCH);
+                failures::add, null, channel, SWITCH, null);
         channel.pipeline().addLast(lane);
 
         float[] in = new float[20 * K + 5];

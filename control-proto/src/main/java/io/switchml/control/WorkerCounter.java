@@ -16,6 +16,8 @@ public enum WorkerCounter {
     RETRANSMISSION_TIMEOUTS("retransmission_timeouts", "Times no result reached a rank within its retransmission timeout."),
     DUPLICATE_RESULTS("duplicate_results", "Results a rank ignored as duplicates or leftovers of earlier all-reduces."),
     MALFORMED_RESULTS("malformed_results", "Datagrams a rank received that were not well-formed results of its job."),
+    FORGED_RESULTS("forged_results", "Results of a job with authenticated packets whose tag was wrong (forged, or altered"
+            + " on the way); never read."),
     ALL_REDUCES("all_reduces", "All-reduces a rank finished, successfully or not."),
     ALL_REDUCE_TIMEOUTS("all_reduce_timeouts", "All-reduces of a rank that failed by exceeding the operation timeout."),
     INJECTED_DROPS("injected_drops", "Datagrams a rank's fault injection dropped (tests only)."),

@@ -1,5 +1,6 @@
 package io.switchml.controller;
 
+import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.switchml.controller.proto.BarrierRequest;
@@ -75,6 +76,9 @@ final class ControllerService extends ControllerGrpc.ControllerImplBase {
                     .setSkipZeroBlocks(job.parameters.getSkipZeroBlocks());
             for (int port : dataplane.ports()) {
                 b.addSwitchPorts(port);
+            }
+            if (job.packetKeySalt != null) {
+                b.setPacketKeySalt(ByteString.copyFrom(job.packetKeySalt));
             }
             if (LocalAddresses.isLocal(request.getAddress())) {
                 dataplane.ipcOffer(job.number).ifPresent(offer -> b.setIpcDirectory(offer.directory())

@@ -26,6 +26,11 @@ final class Job {
     Map<Integer, WorkerEndpoint> endpoints = Map.of();
     /** The window admission control gave the job; assigned with the number. */
     SlotAdmission.Grant grant;
+    /**
+     * The salt of this run's packet key (docs/ARCHITECTURE.md section 19), returned with the join; null for a job
+     * without authenticated packets. Assigned with the number.
+     */
+    byte[] packetKeySalt;
     /** Values per worker thread the switch takes in one round for this job (0: two rounds always). */
     int oneRoundElements;
     /** Ranks that promised to open a watch, and how long they may take once the job forms (ms). */

@@ -9,6 +9,7 @@ import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.SlotPool;
 import io.switchml.dataplane.WorkerEndpoint;
 import io.switchml.protocol.LeafRanks;
+import io.switchml.protocol.PacketKey;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import org.slf4j.Logger;
@@ -36,6 +37,7 @@ final class JobFormation {
     private static final Logger LOG = LoggerFactory.getLogger(JobFormation.class);
     /** Job ids are the members' credential (see {@code JobRegistry.isMember}). */
     private static final SecureRandom JOB_IDS = new SecureRandom();
+    private static final SecureRandom SALTS = new SecureRandom();
 
     /** Where an installed job's promised watches are checked once their grace time has passed. */
     interface WatchDeadline {
@@ -103,6 +105,14 @@ final class JobFormation {
                     + "': the job secret presented does not match the job's (the one its first rank presented, or the one"
                     + " the operator issued); every rank of a job presents the same secret"));
             return () -> { };
+        }
+        if (request.getParameters().getAuthenticatePackets()) {
+            String refused = packetAuthenticationRefused(required != null ? required : caller.jobSecretDigest());
+            if (refused != null) {
+                reply.error(new ControlException(Status.FAILED_PRECONDITION, "rank " + rank + " cannot join job '" + name
+                        + "' with authenticated packets: " + refused));
+                return () -> { };
+            }
         }
         if (job != null && job.installed()) {
             reply.error(new ControlException(Status.FAILED_PRECONDITION, "job '" + name + "' is already running as job number "
@@ -397,10 +407,13 @@ final class JobFormation {
                     tenantOf(job))
                     : new SlotAdmission.Grant(membership.slotsPerThread,
                             job.grant.reduced() ? job.grant.reason() : membership.admission);
-            JobSpec installed = dataplane.installJob(new JobSpec(number, job.name,
-                    PayloadSize.ofElements(p.getElementsPerPacket()), grant.slotsPerThread(), p.getThreads(), endpoints,
-                    true, membership == null ? p.getOneRoundElements() : 0), membership == null ? null : membership.uplink,
-                    log.dataplaneLines(job.tenant));
+            PayloadSize size = PayloadSize.ofElements(p.getElementsPerPacket());
+            byte[] salt = p.getAuthenticatePackets() ? freshSalt() : null;
+            JobSpec installed = dataplane.installJob(new JobSpec(number, job.name, size, grant.slotsPerThread(),
+                    p.getThreads(), endpoints, true, membership == null ? p.getOneRoundElements() : 0,
+                    salt == null ? null : PacketKey.derive(job.secretDigest, salt, size)),
+                    membership == null ? null : membership.uplink, log.dataplaneLines(job.tenant));
+            job.packetKeySalt = salt;
             job.oneRoundElements = installed.oneRoundElements();
         } catch (ControlException e) {
             refuse(job, e);
@@ -430,6 +443,29 @@ final class JobFormation {
         job.watchGraceMs.forEach((rank, graceMs) -> job.watchDeadlines.put(rank,
                 timer.schedule(() -> watchDeadline.missed(job, rank, graceMs), graceMs, TimeUnit.MILLISECONDS)));
         job.joining.release();
+    }
+
+    /**
+     * Why a job cannot have authenticated packets (docs/ARCHITECTURE.md section 19), or null: its key derives from
+     * the job secret, and a leaf does not carry tags to its spine.
+     */
+    private String packetAuthenticationRefused(byte[] secretDigest) {
+        if (spine != null) {
+            return "this switch is a leaf, and authenticated packets are not carried between a leaf and its spine;"
+                    + " join the spine directly or run the job without packet authentication";
+        }
+        if (secretDigest == null) {
+            return "their key derives from the job secret, and the job has none; give every rank of the job the same"
+                    + " secret (switchml.jobSecretFile or --job-secret-file)";
+        }
+        return null;
+    }
+
+    /** The random salt of one run of a job with authenticated packets: public, it makes the run's key its own. */
+    private static byte[] freshSalt() {
+        byte[] salt = new byte[PacketKey.SALT_BYTES];
+        SALTS.nextBytes(salt);
+        return salt;
     }
 
     /** Fails every waiting rank of a job that cannot be installed, and forgets the job. */

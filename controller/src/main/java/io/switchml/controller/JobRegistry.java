@@ -557,6 +557,6 @@ final class JobRegistry {
         return "workers=" + p.getNumWorkers() + ", elementsPerPacket=" + p.getElementsPerPacket()
                 + ", slotsPerThread=" + p.getSlotsPerThread() + ", threads=" + p.getThreads()
                 + ", oneRoundElements=" + p.getOneRoundElements() + ", skipZeroBlocks=" + p.getSkipZeroBlocks()
-                + (p.getLaneBits() == 16 ? ", laneBits=16" : "");
+                + (p.getLaneBits() == 16 ? ", laneBits=16" : "") + (p.getAuthenticatePackets() ? ", authenticatePackets" : "");
     }
 }

@@ -9,6 +9,7 @@ import io.switchml.controller.proto.StatusRequest;
 import io.switchml.controller.proto.StatusResponse;
 import io.switchml.dataplane.JobSpec;
 import io.switchml.dataplane.WorkerEndpoint;
+import io.switchml.protocol.PacketKey;
 import io.switchml.protocol.PayloadSize;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -241,6 +242,37 @@ class JoinTest extends ControllerTestSupport {
         int refused = firstToFinish(a, b);
         assertStatus(failure(refused == 0 ? a : b), Code.INVALID_ARGUMENT, "skipZeroBlocks=" + (refused == 0),
                 "skipZeroBlocks=" + (refused != 0), "every worker of a job must be configured alike");
+    }
+
+    @Test
+    void authenticatedPacketsNeedAJobSecretAndEveryRunOfTheJobGetsItsOwnSalt() throws Exception {
+        JobParameters tagged = params(2).toBuilder().setAuthenticatePackets(true).build();
+        assertStatus(failure(joinAsync(joinRequest("tagged", 0, tagged, 40_000).build())), Code.FAILED_PRECONDITION,
+                "rank 0 cannot join job 'tagged' with authenticated packets", "the job has none",
+                "switchml.jobSecretFile");
+
+        String secret = "the-secret-of-the-tagged-job-0123";
+        byte[][] salts = new byte[2][];
+        for (int run = 0; run < 2; run++) {
+            CompletableFuture<JoinResponse> rank0 = joinAs(secret, joinRequest("tagged", 0, tagged, 40_000).build());
+            CompletableFuture<JoinResponse> rank1 = joinAs(secret, joinRequest("tagged", 1, tagged, 40_000).build());
+            List<JoinResponse> joined = List.of(get(rank0), get(rank1));
+            byte[] salt = joined.get(0).getPacketKeySalt().toByteArray();
+            assertThat(salt).hasSize(PacketKey.SALT_BYTES);
+            assertThat(joined.get(1).getPacketKeySalt().toByteArray()).isEqualTo(salt);
+            JobSpec spec = service.dataplane().job(joined.get(0).getJobNumber()).orElseThrow();
+            assertThat(spec.authenticated()).isTrue();
+            assertThat(joined.get(0).getIpcBoard()).as("tagged packets go over UDP").isEmpty();
+            salts[run] = salt;
+            for (int r = 0; r < 2; r++) {
+                as(null, secret).leave(leave(joined.get(0).getJobNumber(), r));
+            }
+        }
+        assertThat(salts[1]).as("another run, another key").isNotEqualTo(salts[0]);
+        // A job without tags gets no salt.
+        List<JoinResponse> plain = joinAll(List.of(joinRequest("plain", 0, params(2), 42_000).build(),
+                joinRequest("plain", 1, params(2), 42_000).build()));
+        assertThat(plain).allSatisfy(r -> assertThat(r.getPacketKeySalt().isEmpty()).isTrue());
     }
 
     @Test

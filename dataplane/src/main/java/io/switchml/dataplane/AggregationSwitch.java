@@ -202,7 +202,8 @@ public final class AggregationSwitch implements AutoCloseable {
         JobSpec installed = controlPlane.installJob(spec, uplink);
         lines.accept("installed job " + spec.jobNumber() + " '" + spec.name() + "': " + spec.workers() + " workers, "
                 + spec.slots() + " slots (" + spec.threads() + " threads x " + spec.slotsPerThread() + "), "
-                + spec.size().bytes() + " B payload" + oneRoundText(spec, installed));
+                + spec.size().bytes() + " B payload" + oneRoundText(spec, installed)
+                + (spec.authenticated() ? ", authenticated packets" : ""));
         if (uplink != null) {
             lines.accept("job " + spec.jobNumber() + " '" + spec.name() + "' is a leaf's: its partial results go to "
                     + uplink);
@@ -289,7 +290,7 @@ public final class AggregationSwitch implements AutoCloseable {
      * the shared-memory port), ipc_wake_ups (sent), ipc_wake_ups_received, io_errors, and one drops_&lt;reason&gt; per
      * reason a packet is refused: drops_truncated, drops_too_long, drops_wrong_msg_type,
      * drops_unused_bits, drops_unknown_source, drops_unknown_job, drops_job_mismatch,
-     * drops_size_mismatch, drops_slot_out_of_range, drops_wrong_port.
+     * drops_size_mismatch, drops_slot_out_of_range, drops_wrong_port, ..., drops_bad_tag (see {@link DropReason}).
      */
     public Map<String, Long> counters() {
         return Collections.unmodifiableMap(SwitchCounters.snapshot(counters));

@@ -90,6 +90,10 @@ final class ControlPlane {
             throw new IllegalArgumentException("job " + spec.jobNumber() + " has a spine, so it needs round numbers and"
                     + " two rounds (the one-round mode needs the global maximum before quantizing)");
         }
+        if (uplink != null && spec.authenticated()) {
+            throw new IllegalArgumentException("job " + spec.jobNumber() + " has a spine; authenticated packets are not"
+                    + " carried between a leaf and its spine (docs/ARCHITECTURE.md section 19)");
+        }
         SwitchTables current = tables;
         SlotPool pool = slotPool(current);
         JobSpec installed = spec.oneRoundStagingBytes() > oneRoundStagingBytes ? spec.withoutOneRound() : spec;
@@ -97,7 +101,9 @@ final class ControlPlane {
             throw new InsufficientSlotsException(installed, pool);
         }
         // Only this project's workers use the shared-memory port; SwitchML's know nothing of it.
-        IpcDirectory.Board board = ipc != null && installed.roundNumbers() ? ipc.createBoard(installed) : null;
+        // Authenticated jobs go over UDP only: the shared-memory port's records and board carry no tags.
+        IpcDirectory.Board board = ipc != null && installed.roundNumbers() && !installed.authenticated()
+                ? ipc.createBoard(installed) : null;
         try {
             tables = current.withJob(installed, uplink, board, own);
         } catch (RuntimeException e) {

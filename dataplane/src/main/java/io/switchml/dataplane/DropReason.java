@@ -48,7 +48,12 @@ enum DropReason {
      * A record on the shared-memory port in the name of a worker that does not read its results there
      * (it joined over UDP, or its job has no board): a forged identity (docs/security.md).
      */
-    NOT_A_RING_WORKER;
+    NOT_A_RING_WORKER,
+    /**
+     * A packet of a job with authenticated packets whose tag is not the one the job's key gives it from its
+     * sender: forged, altered or cut on the way (docs/ARCHITECTURE.md section 19). Never added.
+     */
+    BAD_TAG;
 
     private final String counterName = "drops_" + name().toLowerCase(Locale.ROOT);
 

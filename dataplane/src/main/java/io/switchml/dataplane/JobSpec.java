@@ -1,5 +1,8 @@
 package io.switchml.dataplane;
 
+import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PacketKey;
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import java.util.HashSet;
@@ -26,9 +29,19 @@ import java.util.Set;
  *                       one-round mode, docs/ARCHITECTURE.md section 8); 0 for none. The switch
  *                       stages n contributions of {@code min(k, oneRoundElements)} values per slot.
  *                       Only for jobs with round numbers.
+ * @param packetKey      the key of the job's authenticated packets (docs/ARCHITECTURE.md section 19): every
+ *                       contribution carries a tag that the switch checks before it adds, every result gets one;
+ *                       null for a job whose packets carry none. Only for jobs with round numbers, whose round
+ *                       checker refuses an old round's packet replayed with its valid tag.
  */
 public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
-                      List<WorkerEndpoint> endpoints, boolean roundNumbers, int oneRoundElements) {
+                      List<WorkerEndpoint> endpoints, boolean roundNumbers, int oneRoundElements, PacketKey packetKey) {
+
+    /** A job whose packets carry no tags. */
+    public JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
+                   List<WorkerEndpoint> endpoints, boolean roundNumbers, int oneRoundElements) {
+        this(jobNumber, name, size, slotsPerThread, threads, endpoints, roundNumbers, oneRoundElements, null);
+    }
 
     /** A job of this project's workers, which send round numbers, without the one-round mode. */
     public JobSpec(int jobNumber, String name, PayloadSize size, int slotsPerThread, int threads,
@@ -68,6 +81,14 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
         if (oneRoundElements > 0 && !roundNumbers) {
             throw new IllegalArgumentException("job " + jobNumber + ": the one-round mode needs workers that send round"
                     + " numbers (this project's); SwitchML's workers have none");
+        }
+        if (packetKey != null && !roundNumbers) {
+            throw new IllegalArgumentException("job " + jobNumber + ": authenticated packets need workers that send round"
+                    + " numbers (this project's); SwitchML's workers tag nothing");
+        }
+        if (packetKey != null && packetKey.size() != size) {
+            throw new IllegalArgumentException("job " + jobNumber + ": its packet key is for " + packetKey.size()
+                    + " packets, the job's are " + size);
         }
         if (endpoints == null || endpoints.isEmpty()) {
             throw new IllegalArgumentException("job " + jobNumber + " has no workers");
@@ -140,6 +161,16 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
 
     /** This spec with the one-round mode off. */
     public JobSpec withoutOneRound() {
-        return new JobSpec(jobNumber, name, size, slotsPerThread, threads, endpoints, roundNumbers, 0);
+        return new JobSpec(jobNumber, name, size, slotsPerThread, threads, endpoints, roundNumbers, 0, packetKey);
+    }
+
+    /** Whether the job's packets carry tags (see {@link #packetKey()}). */
+    public boolean authenticated() {
+        return packetKey != null;
+    }
+
+    /** Bytes of one of the job's datagrams of {@code elements} payload elements, with its tag where it has one. */
+    public int datagramBytes(int elements) {
+        return AggregationPacket.bytesFor(elements) + (packetKey != null ? PacketMac.TAG_BYTES : 0);
     }
 }

@@ -1,6 +1,7 @@
 package io.switchml.dataplane;
 
 import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import java.nio.ByteBuffer;
@@ -13,10 +14,11 @@ import java.nio.ByteBuffer;
  * thread of switch port {@code (s / slotsPerThread) % portCount}, so every slot's registers have
  * one writer and need no lock.
  *
- * <p>The source address and port are the only proof of who sent a packet: UDP carries no
- * credentials, so a host that can forge a registered worker's source address on the switch's
- * network is taken for that worker. Keeping such hosts off that network (a VLAN per tenant,
- * source-address filtering at the first hop) is the network's job, not this program's.
+ * <p>The source address and port are the only proof of who sent a packet of a job without authenticated
+ * packets: UDP carries no credentials, so a host that can forge a registered worker's source address on the
+ * switch's network is taken for that worker. Keeping such hosts off that network (a VLAN per tenant,
+ * source-address filtering at the first hop) is the network's job, not this program's; a job with
+ * authenticated packets (docs/ARCHITECTURE.md section 19) has the switch program check each packet's tag too.
  */
 final class PacketValidator {
     private final int portCount;
@@ -44,13 +46,8 @@ final class PacketValidator {
             return DropReason.UNUSED_BITS; // pool_index bit 14 means int32 values only in a one-round packet
         }
         PayloadSize size = PayloadSize.ofCode(packet.sizeCode());
-        if (length > size.packetBytes()) {
-            return DropReason.TOO_LONG;
-        }
-        // Shorter than the size code's k is a short packet if it holds whole elements, else cut off.
-        int elements = AggregationPacket.elementsIn(length, size.elements());
-        if (elements < 0) {
-            return DropReason.TRUNCATED;
+        if (length > size.packetBytes() + PacketMac.TAG_BYTES) {
+            return DropReason.TOO_LONG; // too long for any job, with a tag or without
         }
 
         long worker = tables.workers().lookup(sourceIpv4, sourcePort, packet.jobNumber());
@@ -83,6 +80,16 @@ final class PacketValidator {
         }
         if (packet.sizeCode() != job.sizeCode()) {
             return DropReason.SIZE_MISMATCH;
+        }
+        // An authenticated job's packets end in their tag, which the switch program checks.
+        int packetLength = job.spec().authenticated() ? length - PacketMac.TAG_BYTES : length;
+        if (packetLength > size.packetBytes()) {
+            return DropReason.TOO_LONG;
+        }
+        // Shorter than the size code's k is a short packet if it holds whole elements, else cut off.
+        int elements = AggregationPacket.elementsIn(packetLength, size.elements());
+        if (elements < 0) {
+            return DropReason.TRUNCATED;
         }
         // Header bit 3 is the one-round flag in jobs that have the mode, and unused (so refused) elsewhere.
         boolean oneRound = packet.oneRound();

@@ -2,6 +2,8 @@ package io.switchml.dataplane;
 
 import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.OneRound;
+import io.switchml.protocol.PacketKey;
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.kernels.Kernels;
 import io.switchml.protocol.kernels.PayloadKernels;
@@ -27,6 +29,8 @@ final class SwitchProgram {
     private final JobActivity activity = new JobActivity();
     /** This thread's element loops, for the largest packets. */
     private final PayloadKernels kernels;
+    /** This thread's tagger and checker of authenticated jobs' packets. */
+    private final PacketMac mac = new PacketMac();
 
     SwitchProgram(ControlPlane controlPlane, int portCount, DropSimulator dropSimulator, SwitchCounters counters,
                   ResultSink sink) {
@@ -81,6 +85,11 @@ final class SwitchProgram {
         InstalledJob job = metadata.job;
         if (fromRing && (metadata.fromSpine || job.board() == null || !job.board().results().attached(metadata.rank))) {
             counters.increment(DropReason.NOT_A_RING_WORKER);
+            return NextStep.DROP;
+        }
+        PacketKey key = job.spec().packetKey();
+        if (key != null && !mac.verify(packet, packet.position(), packet.remaining(), key, metadata.rank)) {
+            counters.increment(DropReason.BAD_TAG);
             return NextStep.DROP;
         }
         AggregationPacket aggregation = metadata.packet;
@@ -222,7 +231,8 @@ final class SwitchProgram {
 
     /**
      * The header stays the request's (msg_type, size, job, tsi, pool_index); exponents and payload
-     * become the result, as long as the request (all contributions of a round have the same length).
+     * become the result, as long as the request (all contributions of a round have the same length), and in a
+     * job with authenticated packets the result's tag replaces the request's.
      * A round whose contributions disagreed (the one-round mode's check) has a poisoned result.
      */
     private void writeResult(InstalledJob job, int set, int slot, AggregationPacket packet, int elements) {
@@ -232,6 +242,11 @@ final class SwitchProgram {
         if (staging != null && staging.mismatched(set, slot)) {
             packet.exponents(packet.exponent0(), OneRound.FLAG_MISMATCH);
             packet.element(0, OneRound.POISON);
+        }
+        PacketKey key = job.spec().packetKey();
+        if (key != null) {
+            // Over the request's tag: a result is as long as the request.
+            mac.sign(packet.buffer(), packet.offset(), AggregationPacket.bytesFor(elements), key, PacketMac.RESULT);
         }
     }
 }

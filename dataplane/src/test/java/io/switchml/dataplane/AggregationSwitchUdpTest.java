@@ -150,7 +150,7 @@ class AggregationSwitchUdpTest {
                     "drops_truncated", "drops_too_long", "drops_wrong_msg_type", "drops_unused_bits",
                     "drops_one_round_too_long", "drops_unknown_source", "drops_unknown_job", "drops_job_mismatch", "drops_size_mismatch",
                     "drops_slot_out_of_range", "drops_wrong_port", "drops_length_mismatch", "drops_stale_round", "drops_stale_spine_result",
-                    "drops_not_a_ring_worker");
+                    "drops_not_a_ring_worker", "drops_bad_tag");
             assertThat(aggregationSwitch.counters().values()).containsOnly(0L);
         }
     }

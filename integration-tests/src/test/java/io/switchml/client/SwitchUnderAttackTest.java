@@ -422,7 +422,7 @@ class SwitchUnderAttackTest {
         return last;
     }
 
-    private static JobSpec liveJob(AggregationSwitch dataplane) {
+    static JobSpec liveJob(AggregationSwitch dataplane) {
         List<JobSpec> jobs = new ArrayList<>();
         for (int number = 0; number < 256; number++) {
             Optional<JobSpec> job = dataplane.job(number);

@@ -323,10 +323,6 @@ public final class SwitchMLConfig {
         localAddress = string(Key.LOCAL_ADDRESS);
         transport = Transport.parse(string(Key.TRANSPORT));
         authenticatePackets = onOff(Key.AUTHENTICATE_PACKETS);
-        if (authenticatePackets && jobSecret.isEmpty()) {
-            throw new IllegalArgumentException(Key.AUTHENTICATE_PACKETS.property() + " = on needs a job secret, from which"
-                    + " the packets' key derives: set " + Key.JOB_SECRET_FILE.property() + " (the same at every rank)");
-        }
         if (authenticatePackets && transport == Transport.IPC) {
             throw new IllegalArgumentException(Key.AUTHENTICATE_PACKETS.property() + " = on goes over UDP: the switch's"
                     + " shared-memory port carries no tags; use " + Key.TRANSPORT.property() + " = auto or udp");

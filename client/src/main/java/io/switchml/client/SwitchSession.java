@@ -165,6 +165,12 @@ final class SwitchSession implements AllReduce {
      */
     static SwitchSession join(SwitchMLConfig config, ControllerAddress controllerAddress, WorkerStatistics statistics,
                               SwitchLossListener lossListener, boolean waitForController) {
+        if (config.authenticatePackets() && config.jobSecret().isEmpty()) {
+            // Checked here, not when the settings are read: a launcher adds the job's secret to them before the join.
+            throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': "
+                    + SwitchMLConfig.Key.AUTHENTICATE_PACKETS.property() + "=on needs a job secret, from which the packets'"
+                    + " key derives: set " + SwitchMLConfig.Key.JOB_SECRET_FILE.property() + " (the same at every rank)");
+        }
         InetAddress controllerIp = Routes.resolveIpv4(controllerAddress.host());
         InetAddress localIp = Routes.localAddress(config, controllerIp);
         ControlPlaneClient control = new ControlPlaneClient(controllerAddress, config.credentials());

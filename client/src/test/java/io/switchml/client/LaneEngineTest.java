@@ -3,13 +3,19 @@ package io.switchml.client;
 import io.switchml.api.AllReduceTimeoutException;
 import io.switchml.api.ReduceOp;
 import io.switchml.api.ReferenceAllReduce;
+import io.switchml.control.WorkerCounter;
 import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PacketKey;
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.ProtocolConstants;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -118,6 +124,43 @@ class LaneEngineTest {
                 engine.onResult(s.result(), now);
             }
         }
+    }
+
+    @Test
+    void anAuthenticatedEngineTagsEveryPacketAndReadsOnlyResultsThatCarryTheSwitchsTag() throws Exception {
+        PacketKey key = PacketKey.derive(MessageDigest.getInstance("SHA-256").digest(
+                "the-job-secret-of-the-test".getBytes(StandardCharsets.UTF_8)), new byte[PacketKey.SALT_BYTES],
+                PayloadSize.ofElements(K));
+        SwitchMLConfig config = SwitchMLConfig.builder().rank(0).workers(1).build();
+        LaneEngine engine = new LaneEngine(0, 4, PayloadSize.ofElements(K), 3, config, false, false, statistics,
+                failures::add, () -> silences++, transport, key);
+        float[] in = tensor(10 * K + 17, 2);
+        float[] out = new float[in.length];
+        FloatOperation op = operation(0, in, out);
+        engine.submit(task(op, 4), 0);
+        PacketMac mac = new PacketMac();
+        int forgeries = 0;
+        while (!transport.sent.isEmpty()) {
+            for (Sent s : transport.takeFrom(0)) {
+                ByteBuffer packet = s.result();
+                assertThat(mac.verify(packet, 0, packet.remaining(), key, 0)).as("rank 0's tag on its packet").isTrue();
+                // The worker's own packet sent back, and a result altered on the way: neither is read.
+                engine.onResult(s.result(), MS);
+                ByteBuffer altered = s.result();
+                mac.sign(altered, 0, altered.remaining() - PacketMac.TAG_BYTES, key, PacketMac.RESULT);
+                altered.put(ProtocolConstants.PAYLOAD_OFFSET, (byte) (altered.get(ProtocolConstants.PAYLOAD_OFFSET) ^ 1));
+                engine.onResult(altered, MS);
+                forgeries += 2;
+                // The switch of a job of one worker: the same bytes, with its result's tag in place of the rank's.
+                mac.sign(packet, 0, packet.remaining() - PacketMac.TAG_BYTES, key, PacketMac.RESULT);
+                engine.onResult(packet, MS);
+            }
+        }
+        assertThat(op.future).isCompleted();
+        assertThat(out).isEqualTo(expected(in));
+        assertThat(statistics.count(WorkerCounter.FORGED_RESULTS)).isEqualTo(forgeries);
+        assertThat(statistics.snapshot().packetsSent()).isEqualTo(4 + 11);
+        assertThat(statistics.snapshot().retransmissions()).isZero();
     }
 
     @Test

@@ -90,11 +90,17 @@ class ReduceScatterCount:
         switchml_torch.SwitchMLProcessGroup._reduce_part = counted
 
 
-def full_digest(model):
-    """SHA-256 of the whole model's parameters, every rank's shards gathered (``DTensor.full_tensor``)."""
+def full_digest(model, group):
+    """SHA-256 of the whole model's parameters, every rank's shards (dim-0 chunks, in rank order) gathered over
+    ``group``. Gathered through the group itself, not ``DTensor.full_tensor()``: with a switchml mesh and a Gloo mesh of
+    the same ranks in one process, full_tensor() of the Gloo run's parameters went through the switchml group
+    (docs/pytorch.md, "FSDP2")."""
+    shards = [None] * group.size()
+    dist.all_gather_object(shards, [p.to_local().detach().float().numpy().tobytes() for p in model.parameters()],
+                           group=group)
     h = hashlib.sha256()
-    for p in model.parameters():
-        h.update(p.full_tensor().detach().float().numpy().tobytes())
+    for parts in zip(*shards):
+        h.update(b"".join(parts))
     return h.hexdigest()
 
 
@@ -117,7 +123,7 @@ def train(group, args, counted):
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
-    return {"losses": losses, "digest": full_digest(model), "switched_reduce_scatters": counted.calls - before}
+    return {"losses": losses, "digest": full_digest(model, group), "switched_reduce_scatters": counted.calls - before}
 
 
 def main(argv=None):

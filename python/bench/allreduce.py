@@ -6,13 +6,12 @@ add --rack --rate 1gbit before the script for the emulated rack). Rank 0 prints 
 never overflows."""
 
 import argparse
-import os
-import time
 
 import torch
 import torch.distributed as dist
 
 import switchml_torch  # noqa: F401 (registers the switchml backend)
+from collective_timing import finish, summary, time_in_turns
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("backend", choices=["switchml", "gloo"])
@@ -24,18 +23,8 @@ args = ap.parse_args()
 dist.init_process_group(args.backend)
 base = torch.randn(args.elements, generator=torch.Generator().manual_seed(dist.get_rank()))
 t = base.clone()
-times = []
-for i in range(args.warmup + args.iters):
-    t.copy_(base)
-    start = time.monotonic()
-    dist.all_reduce(t)
-    if i >= args.warmup:
-        times.append(time.monotonic() - start)
-times.sort()
+times = time_in_turns({args.backend: (lambda: t.copy_(base), lambda: dist.all_reduce(t))}, args.warmup, args.iters)
 if dist.get_rank() == 0:
-    pick = lambda q: times[min(len(times) - 1, int(q * len(times)))] * 1e3
-    print("%s: %d ranks, %d float32: median %.2f ms, p10 %.2f, p90 %.2f" % (args.backend, dist.get_world_size(),
-          args.elements, pick(0.5), pick(0.1), pick(0.9)), flush=True)
-dist.barrier()
-# Gloo's teardown at interpreter exit (1.13) sometimes hangs after all work is done.
-os._exit(0)
+    print("%s: %d ranks, %d float32: %s" % (args.backend, dist.get_world_size(), args.elements,
+                                            summary(times[args.backend])), flush=True)
+finish()

@@ -2,7 +2,9 @@
 VGG-16, MobileNet-V2 (torchvision's, built with weights=None: nothing is downloaded), a BERT-base-shaped
 nn.TransformerEncoder (110 M parameters, its word embedding included) and a DLRM-shaped recommender whose embedding
 tables hold most of its parameters (so most of its gradient is zero rows). Inputs are synthetic, of each model's
-shape; DDP keeps its defaults (25 MiB buckets, all-reduces overlapped with the backward pass).
+shape; DDP keeps its defaults (25 MiB buckets, all-reduces overlapped with the backward pass). torchvision is imported
+only for its models: bert_base and dlrm need none (on torch 2.13.0+cpu the index's torchvision 0.28.0 does not import),
+and a torchvision model without a torchvision that imports stops the run before any rank joins, saying why.
 
 Run by `switchml torch-train --model NAME[,NAME...] [--steps N]` (with --rack --rate R in the emulated rack), or under
 a launcher: `switchml torchrun --workers 4 python/bench/models.py --model resnet18 --backend switchml --hook none`.
@@ -37,19 +39,37 @@ from switchml_torch.train import add_aggregation_arguments, checksum, register_h
 
 class Workload:
     """One model, its synthetic batch and its loss. ``batch_size`` and ``resolution`` (image models only) are the
-    defaults, chosen so that a step of 4 ranks fits 2 cores and 24 GiB; ``lr`` is momentum SGD's."""
+    defaults, chosen so that a step of 4 ranks fits 2 cores and 24 GiB; ``lr`` is momentum SGD's; ``torchvision``
+    whether building it needs torchvision."""
 
-    def __init__(self, build, batch, loss, batch_size, describe, lr=0.01, resolution=None):
+    def __init__(self, build, batch, loss, batch_size, describe, lr=0.01, resolution=None, torchvision=False):
         self.build, self.batch, self.loss = build, batch, loss
         self.batch_size, self.describe, self.lr, self.resolution = batch_size, describe, lr, resolution
+        self.torchvision = torchvision
+
+
+def import_torchvision(names):
+    """torchvision, for the models ``names`` that need it; a SystemExit naming them, the torch in use and what is
+    wrong with torchvision (missing, or failing to import: torch 2.13.0+cpu with the index's torchvision 0.28.0 raises
+    "operator torchvision::nms does not exist", a torchvision built for another torch) where it does not import."""
+    try:
+        import torchvision
+        return torchvision
+    except Exception as e:
+        missing = isinstance(e, ModuleNotFoundError) and (e.name or "").split(".")[0] == "torchvision"
+        others = [n for n, w in MODELS.items() if not w.torchvision]
+        raise SystemExit("%s need%s torchvision, which %s on torch %s (%s: %s); install the torchvision built for this"
+                         " torch, or train a model that needs none: %s" % (
+                             ", ".join(names), "s" if len(names) == 1 else "", "is not installed" if missing
+                             else "does not import", torch.__version__, type(e).__name__,
+                             (str(e).splitlines() or [""])[0], ", ".join(others)))
 
 
 def vision(name, batch_size, resolution):
     """A torchvision ImageNet classifier (1000 classes). Its adaptive pooling before the classifier keeps the
     parameters, and so the gradient bytes, those of 224x224 inputs at any input size."""
     def build(args):
-        import torchvision
-        return getattr(torchvision.models, name)(weights=None)
+        return getattr(import_torchvision([name]).models, name)(weights=None)
 
     def batch(g, n, args):
         side = args.resolution or resolution
@@ -57,7 +77,7 @@ def vision(name, batch_size, resolution):
 
     return Workload(build, batch, nn.functional.cross_entropy, batch_size,
                     lambda args: "3x{0}x{0} images, 1000 classes".format(args.resolution or resolution),
-                    resolution=resolution)
+                    resolution=resolution, torchvision=True)
 
 
 class BertBase(nn.Module):
@@ -288,16 +308,18 @@ def main(argv=None):
     if args.batch_size < 0 or args.resolution < 0 or args.lr < 0 or not 0 <= args.sequence_length <= 512:
         raise SystemExit("--batch-size, --resolution and --lr must be positive, --sequence-length at most 512")
 
+    vision = [n for n in names if MODELS[n].torchvision]
+    torchvision = import_torchvision(vision) if vision else None  # before any rank joins: every rank stops alike
+
     torch.set_num_threads(1)
     dist.init_process_group(args.backend)
     rank, world = dist.get_rank(), dist.get_world_size()
     progress = sys.stderr if args.format == "json" else sys.stdout
     start = time.monotonic()
     if rank == 0:
-        import torchvision
-        print("%d ranks, %s backend, hook %s, %d steps per model (%d untimed), torch %s, torchvision %s; per rank:"
-              % (world, args.backend, args.hook, args.steps, args.warmup, torch.__version__, torchvision.__version__),
-              file=progress)
+        print("%d ranks, %s backend, hook %s, %d steps per model (%d untimed), torch %s%s; per rank:"
+              % (world, args.backend, args.hook, args.steps, args.warmup, torch.__version__,
+                 ", torchvision " + torchvision.__version__ if torchvision else ""), file=progress)
         for name in names:
             w = MODELS[name]
             print("  %s: batch %d of synthetic %s, SGD lr %g momentum 0.9" % (

@@ -1,6 +1,8 @@
 """python/bench/models.py, the real-model harness, on its smallest model (MobileNet-V2, 3.5 M parameters) for a few
 steps on 2 ranks: on Gloo and on the switchml backend through `switchml torch-train --model`, and with the comm hook
-on a Gloo group under `switchml torchrun`, all with the same seed. Not timed: the runs only have to finish."""
+on a Gloo group under `switchml torchrun`, all with the same seed; on every PyTorch line, with or without torchvision,
+a model that needs none (BERT-base's shape) through the switch and on Gloo, and the refusal of a torchvision model
+where torchvision is missing or does not import. Not timed: the runs only have to finish."""
 
 import json
 import math
@@ -43,8 +45,8 @@ def _launcher():
     return os.environ.get("SWITCHML_COMMAND", str(ROOT / "switchml"))
 
 
-def _one_row(command):
-    run = subprocess.run(command, capture_output=True, text=True, timeout=400)
+def _one_row(command, env=None):
+    run = subprocess.run(command, capture_output=True, text=True, timeout=400, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
     assert len(lines) == 1, run.stdout  # --format json: one object per model, the progress on standard error
@@ -160,3 +162,41 @@ def test_one_sum_of_a_real_gradient_through_the_switch_is_as_close_to_the_exact_
     # Block floating point keeps about 29 bits below each block's largest value, float32 24 below each element's:
     # measured on the largest sum both are float32 rounding (3.1e-8 of it for this model).
     assert switch < 1e-6 and gloo < 1e-6, line
+
+
+def test_a_model_without_torchvision_trains_through_the_switch_to_gloos_loss():
+    """bert_base needs no torchvision, so it runs on torch 2.13.0+cpu, whose index's torchvision does not import, as
+    on 1.13. An agent per rank, so that the switch's job has both ranks as workers and the sums cross it."""
+    row = {}
+    for backend in ("gloo", "switchml"):
+        row[backend], stderr = _one_row([_launcher(), "torch-train", "--model", "bert_base", "--steps", "2", "--workers",
+                                         "2", "--backend", backend, "--hook", "none", "--format", "json", "--python",
+                                         sys.executable, "--timeout", "PT300S"],
+                                        env=dict(os.environ, SWITCHML_AGENT_PER_HOST="0"))
+        assert row[backend]["parameters_identical"] is True and row[backend]["model"] == "bert_base", row[backend]
+        assert ("installed job" in stderr and ": 2 workers," in stderr) == (backend == "switchml"), stderr
+    gloo, switch = row["gloo"], row["switchml"]
+    assert switch["aggregation_fraction"] > 0 and switch["torch_version"] == gloo["torch_version"]
+    assert switch["first_loss"] == gloo["first_loss"]
+    assert switch["loss"] == pytest.approx(gloo["loss"], rel=0.01) and switch["loss"] != switch["first_loss"]
+
+
+def test_a_torchvision_model_without_torchvision_is_refused_naming_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torchvision", None)  # import torchvision: ModuleNotFoundError
+    with pytest.raises(SystemExit, match=r"^resnet18 needs torchvision, which is not installed on torch .*"
+                                         r"train a model that needs none: bert_base, dlrm$"):
+        models.import_torchvision(["resnet18"])
+
+
+def test_a_torchvision_model_with_a_torchvision_that_does_not_import_stops_before_any_rank_joins(tmp_path):
+    """As torch 2.13.0+cpu with the index's torchvision 0.28.0 (built for another torch) fails: models.py stops, naming
+    the models and the error, before it makes a process group (no launcher, no switch needed)."""
+    (tmp_path / "torchvision").mkdir()
+    (tmp_path / "torchvision" / "__init__.py").write_text(
+        'raise RuntimeError("operator torchvision::nms does not exist")\n')
+    run = subprocess.run([sys.executable, str(ROOT / "python/bench/models.py"), "--model", "dlrm,resnet50,vgg11"],
+                         capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "python")])))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert ("resnet50, vgg11 need torchvision, which does not import on torch %s (RuntimeError: operator "
+            "torchvision::nms does not exist)" % __import__("torch").__version__) in run.stderr, run.stderr

@@ -1,6 +1,6 @@
 """PyTorch's own distributed test suite on the switchml backend: the ``DistributedTest`` base of
 ``torch.testing._internal.distributed.distributed_test`` (what PyTorch's ``test_distributed_spawn.py`` runs for Gloo),
-at world size 2, every test in two fresh processes with ``init_process_group("switchml")`` (file:// rendezvous, a
+at world size 2 (``--world-size N`` for another), every test in fresh processes with ``init_process_group("switchml")`` (file:// rendezvous, a
 job of its own at the switch). Run it under the launcher, which starts the switch and says where it is:
 
     ./switchml torchrun --workers 1 --timeout PT3600S python/bench/torch_suite.py [-k PATTERN] [-v]
@@ -32,7 +32,13 @@ for name in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_POR
              "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT"):
     os.environ.pop(name, None)
 os.environ.setdefault("BACKEND", "switchml")  # BACKEND=gloo runs the same tests on Gloo, to compare
-os.environ["WORLD_SIZE"] = "2"
+# World size 2 unless the command line says --world-size N (PyTorch's suite reads WORLD_SIZE before any test runs).
+if "--world-size" in sys.argv:
+    _at = sys.argv.index("--world-size")
+    os.environ["WORLD_SIZE"] = str(int(sys.argv[_at + 1]))
+    del sys.argv[_at:_at + 2]
+else:
+    os.environ["WORLD_SIZE"] = "2"
 os.environ.setdefault("TEMP_DIR", tempfile.mkdtemp(prefix="switchml-torch-suite-"))
 
 import switchml_torch  # noqa: E402,F401 (registers the backend; spawned children import this module again)

@@ -26,6 +26,8 @@ final class LossDetector {
     private long latestAnsweredSentAt;
     /** When a result last arrived or the timer last fired; the timeout counts from here. */
     private long lastProgressAt;
+    /** When {@link #detect} last ran (or the task started): the loop that reads the results was running then. */
+    private long lastDetectAt;
     private boolean timedOut;
 
     LossDetector(int slots, RetransmissionTimeout rto) {
@@ -54,6 +56,7 @@ final class LossDetector {
         Arrays.fill(outstanding, false);
         latestAnsweredSentAt = now;
         lastProgressAt = now;
+        lastDetectAt = now;
     }
 
     /** Slot {@code i}'s packet went out at {@code now}: a new packet ({@code fresh}) or the same one again. */
@@ -115,8 +118,15 @@ final class LossDetector {
      * returns how many. Either those sent more than the reordering window before the latest answered
      * packet (RACK), or, when there are none and nothing came back for a whole timeout, every overdue
      * slot ({@link #timedOut()} is then true, and the timeout has doubled).
+     *
+     * <p>It is called every tick of the loop that also reads the results. A call that comes more than half a
+     * timeout after the one before finds a silence the loop did not watch: it was not running (descheduled on
+     * a busy host, a pause of its JVM), and the results that came meanwhile wait unread in the socket. That
+     * call does not time out; the next one, once the loop has read them, does if nothing came.
      */
     int detect(long now, int[] lost) {
+        long sincePrevious = now - lastDetectAt;
+        lastDetectAt = now;
         timedOut = false;
         long lostBefore = latestAnsweredSentAt - rto.reorderWindowNanos();
         int n = 0;
@@ -132,7 +142,8 @@ final class LossDetector {
             }
         }
         long overdue = now - rto.timeoutNanos();
-        if (n == 0 && oldest >= 0 && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
+        boolean watched = sincePrevious <= rto.timeoutNanos() / 2;
+        if (n == 0 && oldest >= 0 && watched && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
             timedOut = true;
             rto.backoff();
             lastProgressAt = now;

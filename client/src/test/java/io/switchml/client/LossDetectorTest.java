@@ -74,6 +74,35 @@ class LossDetectorTest {
     }
 
     @Test
+    void aTickLongAfterTheLastOneReadsWhatCameBeforeItTimesOut() {
+        LossDetector d = detector(2);
+        d.start(0);
+        d.sent(0, 0, true);
+        d.sent(1, 0, true);
+        for (long t = 1; t <= 5; t++) {
+            assertThat(detect(d, t * MS)).isEmpty();
+        }
+        // The loop does not run from 5 to 30 ms (20 ms initial timeout): what came meanwhile is still unread.
+        assertThat(detect(d, 30 * MS)).as("a silence the loop did not watch").isEmpty();
+        assertThat(d.timedOut()).isFalse();
+        d.answered(0, 30 * MS + MS / 10);  // read right after that tick
+        assertThat(detect(d, 31 * MS)).as("a result came: no timeout").isEmpty();
+        assertThat(d.attempts(1)).isZero();
+    }
+
+    @Test
+    void aLateTickDefersATrueTimeoutByOneTickOnly() {
+        LossDetector d = detector(2);
+        d.start(0);
+        d.sent(0, 0, true);
+        d.sent(1, 0, true);
+        assertThat(detect(d, 5 * MS)).isEmpty();
+        assertThat(detect(d, 30 * MS)).as("the loop did not run from 5 to 30 ms").isEmpty();
+        assertThat(detect(d, 31 * MS)).as("nothing came: the next tick times out").containsExactly(0, 1);
+        assertThat(d.timedOut()).isTrue();
+    }
+
+    @Test
     void anAnswerToARetransmittedPacketGivesNoRttSample() {
         LossDetector d = detector(1);
         d.start(0);

@@ -31,7 +31,7 @@ public final class ChildJvm {
     private final List<String> command;
     private final AotCache.Plan cache;
 
-    private ChildJvm(List<String> command, AotCache.Plan cache) {
+    ChildJvm(List<String> command, AotCache.Plan cache) {
         this.command = command;
         this.cache = cache;
     }

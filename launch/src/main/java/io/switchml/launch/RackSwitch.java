@@ -27,6 +27,10 @@ public final class RackSwitch {
     /** How long a switch gets to close on SIGTERM before it is killed. */
     private static final long STOP_GRACE_SECONDS = 5;
     private static final long CACHE_GRACE_SECONDS = 60;
+    /** How long {@link #stop} waits, once the switch has ended, for the rest of its output to be read. */
+    private static final long DRAIN_SECONDS = 10;
+    /** The threads reading the output of the switches started here, by pid, until they reach its end. */
+    private static final java.util.Map<Long, Thread> PUMPS = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Starts {@code switchml switch} in the rack's switch namespace (controller on {@link Rack#SWITCH_ADDRESS}:
@@ -112,33 +116,8 @@ public final class RackSwitch {
         } catch (java.io.IOException ignored) {
             // it reads nothing
         }
-        java.util.concurrent.CompletableFuture<Boolean> ready = new java.util.concurrent.CompletableFuture<>();
         java.util.Deque<String> last = new java.util.concurrent.ConcurrentLinkedDeque<>();
-        Thread pump = new Thread(() -> {
-            try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
-                    java.nio.charset.StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    if (ChildJvm.jvmNotice(line)) {
-                        continue;
-                    }
-                    if (line.contains(SWITCH_READY)) {
-                        progress.println("[" + label + "] " + line);
-                        ready.complete(true);
-                    } else {
-                        progress.println("[" + label + "] " + line);
-                        last.addLast(line);
-                        if (last.size() > 20) {
-                            last.pollFirst();
-                        }
-                    }
-                }
-            } catch (java.io.IOException ignored) {
-                // the switch ended
-            }
-            ready.complete(false);
-        }, "rack-switch-output");
-        pump.setDaemon(true);
-        pump.start();
+        java.util.concurrent.CompletableFuture<Boolean> ready = drain(p, label, progress, last);
         boolean ok;
         try {
             ok = ready.get(60, TimeUnit.SECONDS);
@@ -153,6 +132,45 @@ public final class RackSwitch {
                     + "):\n" + String.join("\n", last));
         }
         return p;
+    }
+
+    /**
+     * Starts the thread that reads the switch's output (standard output and error, one pipe) to its end, echoing
+     * its lines to {@code progress} but for the JDK's own notices and keeping the last 20 in {@code last}; the
+     * future completes with true at the ready line, false where the output ends before it. {@link #stop} waits for
+     * the thread, so that what a switch and the JVMs it starts print as they close is read, not cut off.
+     */
+    static java.util.concurrent.CompletableFuture<Boolean> drain(Process p, String label, PrintStream progress,
+                                                                java.util.Deque<String> last) {
+        java.util.concurrent.CompletableFuture<Boolean> ready = new java.util.concurrent.CompletableFuture<>();
+        Thread pump = new Thread(() -> {
+            try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                    java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (ChildJvm.jvmNotice(line)) {
+                        continue;
+                    }
+                    progress.println("[" + label + "] " + line);
+                    if (line.contains(SWITCH_READY)) {
+                        ready.complete(true);
+                    } else {
+                        last.addLast(line);
+                        if (last.size() > 20) {
+                            last.pollFirst();
+                        }
+                    }
+                }
+            } catch (java.io.IOException ignored) {
+                // the switch ended
+            } finally {
+                ready.complete(false);
+                PUMPS.remove(p.pid());
+            }
+        }, "rack-switch-output");
+        pump.setDaemon(true);
+        PUMPS.put(p.pid(), pump);
+        pump.start();
+        return ready;
     }
 
     /**
@@ -181,15 +199,27 @@ public final class RackSwitch {
      * Stops a switch {@link #start} started (null: nothing to stop): SIGTERM first, so that it removes its
      * shared-memory directory under /dev/shm as it closes, then SIGKILL for what still runs after a few seconds (a
      * minute for one that writes its ahead-of-time cache as it exits).
+     *
+     * <p>The SIGTERM goes through the process's handle, not {@link Process#destroy()}: that one also closes this
+     * side's ends of the child's pipes, so whatever the switch writes while it closes meets a pipe without a reader.
+     * A JVM that writes its ahead-of-time cache at exit prints its notices there and then starts the JVM that
+     * assembles the cache with the same standard output and error; that JVM's launcher writes its first line before
+     * it ignores SIGPIPE and is killed by it at once, and the key's cache is never written (docs/ARCHITECTURE.md
+     * section 18). Through the handle the pipe stays open and the reader started with the switch drains it to its
+     * end.
      */
     public static void stop(Process sw) throws InterruptedException {
         if (sw != null) {
             long grace = ChildJvm.writesCacheAtExit(sw.toHandle()) ? CACHE_GRACE_SECONDS : STOP_GRACE_SECONDS;
-            sw.destroy();
+            Thread pump = PUMPS.get(sw.pid());
+            sw.toHandle().destroy();
             if (!sw.waitFor(grace, TimeUnit.SECONDS)) {
                 sw.descendants().forEach(ProcessHandle::destroyForcibly);
                 sw.destroyForcibly();
                 sw.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (pump != null) {
+                pump.join(TimeUnit.SECONDS.toMillis(DRAIN_SECONDS));
             }
         }
     }

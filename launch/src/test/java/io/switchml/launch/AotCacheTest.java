@@ -32,7 +32,11 @@ class AotCacheTest {
     Path dir;
 
     private Path jar(String name) throws IOException {
-        Path jar = dir.resolve(name);
+        return probeJar(dir.resolve(name));
+    }
+
+    /** Writes a jar holding {@link AotProbe} at {@code jar} (the JDK's cache takes jars only). */
+    static Path probeJar(Path jar) throws IOException {
         String entry = AotProbe.class.getName().replace('.', '/') + ".class";
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
              InputStream in = AotProbe.class.getClassLoader().getResourceAsStream(entry)) {
@@ -195,7 +199,8 @@ class AotCacheTest {
         return p.toHandle();
     }
 
-    private static Optional<Path> jdk25() throws IOException {
+    /** A JDK 25 or later on this machine (SWITCHML_JAVA, /usr/lib/jvm), if there is one. */
+    static Optional<Path> jdk25() throws IOException {
         List<Path> candidates = new ArrayList<>();
         String set = System.getenv("SWITCHML_JAVA");
         if (set != null && !set.isBlank()) {

@@ -28,6 +28,8 @@ final class LossDetector {
     private long lastProgressAt;
     /** When {@link #detect} last ran (or the task started): the loop that reads the results was running then. */
     private long lastDetectAt;
+    /** Whether the last {@link #detect} put a timeout off (its loop had not run): the next one does not again. */
+    private boolean timeoutPutOff;
     private boolean timedOut;
 
     LossDetector(int slots, RetransmissionTimeout rto) {
@@ -57,6 +59,7 @@ final class LossDetector {
         latestAnsweredSentAt = now;
         lastProgressAt = now;
         lastDetectAt = now;
+        timeoutPutOff = false;
     }
 
     /** Slot {@code i}'s packet went out at {@code now}: a new packet ({@code fresh}) or the same one again. */
@@ -122,7 +125,8 @@ final class LossDetector {
      * <p>It is called every tick of the loop that also reads the results. A call that comes more than half a
      * timeout after the one before finds a silence the loop did not watch: it was not running (descheduled on
      * a busy host, a pause of its JVM), and the results that came meanwhile wait unread in the socket. That
-     * call does not time out; the next one, once the loop has read them, does if nothing came.
+     * call does not time out; the next one, once the loop has read them, does if nothing came, however late it
+     * comes itself (a loop that is always late still times out, one tick later).
      */
     int detect(long now, int[] lost) {
         long sincePrevious = now - lastDetectAt;
@@ -142,8 +146,10 @@ final class LossDetector {
             }
         }
         long overdue = now - rto.timeoutNanos();
-        boolean watched = sincePrevious <= rto.timeoutNanos() / 2;
-        if (n == 0 && oldest >= 0 && watched && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0) {
+        boolean watched = sincePrevious <= rto.timeoutNanos() / 2 || timeoutPutOff;
+        boolean silent = n == 0 && oldest >= 0 && lastProgressAt - overdue < 0 && sentAt[oldest] - overdue < 0;
+        timeoutPutOff = silent && !watched;
+        if (silent && watched) {
             timedOut = true;
             rto.backoff();
             lastProgressAt = now;

@@ -103,6 +103,19 @@ class LossDetectorTest {
     }
 
     @Test
+    void aLoopThatIsAlwaysLateStillTimesOutOneTickLater() {
+        LossDetector d = detector(2);
+        d.start(0);
+        d.sent(0, 0, true);
+        d.sent(1, 0, true);
+        // Every tick comes 15 ms after the one before, more than half the 20 ms timeout: each could be put off.
+        assertThat(detect(d, 15 * MS)).isEmpty();
+        assertThat(detect(d, 30 * MS)).as("silent for a timeout, the loop late: put off").isEmpty();
+        assertThat(detect(d, 45 * MS)).as("put off once, not again").containsExactly(0, 1);
+        assertThat(d.timedOut()).isTrue();
+    }
+
+    @Test
     void anAnswerToARetransmittedPacketGivesNoRttSample() {
         LossDetector d = detector(1);
         d.start(0);

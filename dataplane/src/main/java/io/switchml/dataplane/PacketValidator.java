@@ -46,8 +46,14 @@ final class PacketValidator {
             return DropReason.UNUSED_BITS; // pool_index bit 14 means int32 values only in a one-round packet
         }
         PayloadSize size = PayloadSize.ofCode(packet.sizeCode());
-        if (length > size.packetBytes() + PacketMac.TAG_BYTES) {
-            return DropReason.TOO_LONG; // too long for any job, with a tag or without
+        // Whole elements, with or without a tag (a tag is two elements long): which of the two the sender's job
+        // decides; anything else is refused here, longer than its size code allows as too long.
+        int wholeElements = AggregationPacket.elementsIn(length, size.elements() + PacketMac.TAG_BYTES / Integer.BYTES);
+        if (length > size.packetBytes() && (wholeElements < 0 || length > size.packetBytes() + PacketMac.TAG_BYTES)) {
+            return DropReason.TOO_LONG;
+        }
+        if (wholeElements < 0) {
+            return DropReason.TRUNCATED;
         }
 
         long worker = tables.workers().lookup(sourceIpv4, sourcePort, packet.jobNumber());

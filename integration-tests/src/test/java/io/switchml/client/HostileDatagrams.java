@@ -1,6 +1,7 @@
 package io.switchml.client;
 
 import io.switchml.protocol.AggregationPacket;
+import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 
@@ -115,7 +116,7 @@ final class HostileDatagrams {
      * The counter that {@code PacketValidator} must increment for this datagram when its source is
      * in no worker table, worked out from the wire format (docs/ARCHITECTURE.md section 2) and the validator's
      * order of checks: length, msg_type, pool_index bit 14 without header bit 3, length against the
-     * size code (longer, or shorter without being whole elements), then the source. Header bit 3 (the
+     * size code (longer, unless by a tag's whole elements; or not whole elements), then the source. Header bit 3 (the
      * one-round flag, docs/ARCHITECTURE.md section 8) is only checked against the sender's job, which
      * an unknown source has none of. Every datagram that gets past the format checks must stop at the source check.
      */
@@ -136,10 +137,14 @@ final class HostileDatagrams {
             return "drops_unused_bits";
         }
         PayloadSize size = PayloadSize.ofCode(first & 0x07);
-        if (length > size.packetBytes()) {
+        // Whole elements up to a tag's 8 bytes longer than the size code allows may be a packet of a job with
+        // authenticated packets (docs/ARCHITECTURE.md section 19), which only the sender's job decides: for a
+        // stranger, its source.
+        int wholeElements = AggregationPacket.elementsIn(length, size.elements() + PacketMac.TAG_BYTES / Integer.BYTES);
+        if (length > size.packetBytes() && (wholeElements < 0 || length > size.packetBytes() + PacketMac.TAG_BYTES)) {
             return "drops_too_long";
         }
-        if (AggregationPacket.elementsIn(length, size.elements()) < 0) {
+        if (wholeElements < 0) {
             return "drops_truncated"; // shorter, and not a short packet of whole elements
         }
         return "drops_unknown_source";

@@ -29,6 +29,8 @@ final class IpcPort implements RequestRing.Consumer {
     private long unblocked;
     /** The ring's file shrank: the port reads it no more. */
     private boolean broken;
+    /** The last poll found nothing: the next one, after a pause, first checks that the ring's file is whole. */
+    private boolean idle = true;
     private boolean boardFaultLogged;
 
     IpcPort(RequestRing ring, int portIndex, SwitchProgram program, ChannelResultSink sink, ChannelHandlerContext context,
@@ -50,6 +52,13 @@ final class IpcPort implements RequestRing.Consumer {
         if (broken) {
             return 0;
         }
+        // After a pause (a wake-up, the backstop, an idle spin), a look at the file's size before its pages: a ring
+        // truncated while the port was idle is found without touching it, so no SIGBUS (whose late error the JVM may
+        // raise anywhere on this thread) comes of it. While records flow, the guards below are the only line.
+        if (idle && ring.shrank()) {
+            ringBroken();
+            return 0;
+        }
         int read;
         try {
             read = ring.drain(this, PACKETS_PER_POLL);
@@ -59,6 +68,7 @@ final class IpcPort implements RequestRing.Consumer {
         } finally {
             sink.flush(); // the wake-ups and UDP results of the records drained, in one send
         }
+        idle = read == 0;
         long skipped = ring.unblocked() - unblocked;
         if (skipped > 0) {
             unblocked += skipped;
@@ -96,8 +106,14 @@ final class IpcPort implements RequestRing.Consumer {
             boardFault();
             return;
         }
+        ringBroken();
+    }
+
+    /** The ring's file shrank: the port stops reading it, once, and says so. */
+    private void ringBroken() {
         if (!broken) {
             broken = true;
+            poller.close(); // its wake flag is in the ring's file too
             program.counters().increment(SwitchCounter.IPC_RINGS_BROKEN);
             LOG.error("shared-memory port {}: the file of its request ring shrank under the switch (a process of the"
                     + " switch's user truncated it); the port reads it no more and the switch goes on over UDP. Workers of"

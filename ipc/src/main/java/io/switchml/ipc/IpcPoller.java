@@ -108,6 +108,9 @@ public final class IpcPoller implements Runnable {
             loop.execute(this);
             return;
         }
+        if (closed) {
+            return; // the source closed this poller (its file is gone): its flag is not touched again
+        }
         if (System.nanoTime() - lastWorkAt < spinNanos) {
             loop.execute(this);
             return;

@@ -63,14 +63,31 @@ abstract class ControllerTestSupport {
     void startService() {
         // The tests' own calls come from the switch's own user, whom a default switch takes for its operator (who may
         // end any job); the tests of strangers' calls need them to be strangers, so only those that say so get it.
-        service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0).allowFaultInjection(true),
-                LOOPBACK, 0, security().localOperators(localOperators()));
+        // The tests give their ranks made-up UDP ports (isFakeWorkerPort); a join naming one of the switch's own is
+        // refused (JoinValidator), so a switch whose free ports land there is started again.
+        for (int attempt = 0; ; attempt++) {
+            service = AggregationService.start(new SwitchConfig().bindAddress(LOOPBACK).basePort(0).allowFaultInjection(true),
+                    LOOPBACK, 0, security().localOperators(localOperators()));
+            boolean clash = isFakeWorkerPort(service.controllerPort());
+            for (int port : service.dataplane().ports()) {
+                clash |= isFakeWorkerPort(port);
+            }
+            if (!clash || attempt == 20) {
+                break;
+            }
+            service.close();
+        }
         channel = ManagedChannelBuilder.forAddress(LOOPBACK, service.controllerPort()).usePlaintext().build();
         pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "test-rank");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** The tests' made-up worker ports lie in [40 000, 48 000), inside Linux's range of free ports. */
+    private static boolean isFakeWorkerPort(int port) {
+        return port >= 40_000 && port < 48_000;
     }
 
     /** Whether the switch's own user (these tests' calls) is the operator; false unless a test class says so. */

@@ -1,8 +1,6 @@
 package io.switchml.dataplane;
 
-import io.switchml.protocol.AggregationPacket;
 import io.switchml.protocol.PacketKey;
-import io.switchml.protocol.PacketMac;
 import io.switchml.protocol.PayloadSize;
 import io.switchml.protocol.ProtocolConstants;
 import java.util.HashSet;
@@ -167,10 +165,5 @@ public record JobSpec(int jobNumber, String name, PayloadSize size, int slotsPer
     /** Whether the job's packets carry tags (see {@link #packetKey()}). */
     public boolean authenticated() {
         return packetKey != null;
-    }
-
-    /** Bytes of one of the job's datagrams of {@code elements} payload elements, with its tag where it has one. */
-    public int datagramBytes(int elements) {
-        return AggregationPacket.bytesFor(elements) + (packetKey != null ? PacketMac.TAG_BYTES : 0);
     }
 }

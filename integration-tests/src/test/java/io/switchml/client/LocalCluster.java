@@ -159,6 +159,30 @@ final class LocalCluster implements AutoCloseable {
         return contexts.stream().mapToLong(c -> c.statistics().snapshot().bytesSent()).sum();
     }
 
+    /** Every worker's statistics now, in rank order. */
+    List<WorkerStatistics.Snapshot> snapshots() {
+        return contexts.stream().map(c -> c.statistics().snapshot()).toList();
+    }
+
+    /**
+     * UDP payload bytes all workers sent between two {@link #snapshots()} in first transmissions: each worker's bytes
+     * less its retransmissions' share of them, exact when that worker's packets in between were of one size (a
+     * tensor of whole packets), so the figure does not depend on when timeouts fired.
+     */
+    static double bytesSentOnce(List<WorkerStatistics.Snapshot> before, List<WorkerStatistics.Snapshot> after) {
+        double total = 0;
+        for (int r = 0; r < after.size(); r++) {
+            WorkerStatistics.Snapshot a = after.get(r);
+            WorkerStatistics.Snapshot b = before.get(r);
+            long packets = a.packetsSent() - b.packetsSent();
+            if (packets > 0) {
+                long first = packets - (a.retransmissions() - b.retransmissions());
+                total += (double) (a.bytesSent() - b.bytesSent()) * first / packets;
+            }
+        }
+        return total;
+    }
+
     interface WorkerBody<T> {
         T run(int rank, SwitchMLContext context);
     }

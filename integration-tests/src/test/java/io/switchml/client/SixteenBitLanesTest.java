@@ -54,10 +54,12 @@ class SixteenBitLanesTest {
             for (int length : new int[]{1, 2 * K - 1, 2 * K, 2 * K + 1, 9 * K + 3, 40 * K}) {
                 for (ReduceOp op : ReduceOp.values()) {
                     float[][] inputs = inputs(seed++, n, length);
-                    long before16 = sixteen.bytesSent();
-                    long before32 = thirtyTwo.bytesSent();
+                    List<WorkerStatistics.Snapshot> before16 = sixteen.snapshots();
+                    List<WorkerStatistics.Snapshot> before32 = thirtyTwo.snapshots();
                     List<float[]> results = sixteen.allReduce(inputs, op);
+                    List<WorkerStatistics.Snapshot> after16 = sixteen.snapshots();
                     List<float[]> wide = thirtyTwo.allReduce(inputs, op);
+                    List<WorkerStatistics.Snapshot> after32 = thirtyTwo.snapshots();
                     float[] expected = ReferenceAllReduce.floats(inputs, K, op, true);
                     String where = n + " workers, " + length + " values, " + op;
                     for (int r = 0; r < n; r++) {
@@ -66,8 +68,11 @@ class SixteenBitLanesTest {
                     assertThat(wide.get(0)).as("%s: the 32-bit path is unchanged", where)
                             .isEqualTo(ReferenceAllReduce.floats(inputs, K, op));
                     if (length == 40 * K) {
-                        double ratio = (double) (sixteen.bytesSent() - before16) / (thirtyTwo.bytesSent() - before32);
-                        assertThat(ratio).as("%s: bytes sent, 16 / 32 bits", where).isBetween(0.45, 0.55);
+                        // First transmissions only: a retransmission timeout on a loaded machine is not the lanes' size.
+                        double ratio = LocalCluster.bytesSentOnce(before16, after16)
+                                / LocalCluster.bytesSentOnce(before32, after32);
+                        assertThat(ratio).as("%s: bytes sent in first transmissions, 16 / 32 bits", where)
+                                .isBetween(0.45, 0.55);
                     }
                 }
             }

@@ -17,7 +17,7 @@ import java.nio.ByteBuffer;
 /**
  * A worker thread's link to the switch's shared-memory port (docs/ARCHITECTURE.md section 11), the
  * medium beneath its {@link LaneEngine} in place of the socket: the engine's packets go straight from
- * its send buffers into the port's request ring, and the results of the thread's slots are read in
+ * its send buffers into the job's request ring for its switch port, and the results of the thread's slots are read in
  * place from the job's board and handed to the engine, with no datagram made and nothing allocated
  * per packet. The socket stays: it is the thread's identity at the switch, and it carries the
  * one-byte wake-ups both ways. Everything runs on the thread's event loop ({@link WorkerLane}).
@@ -234,7 +234,7 @@ final class IpcLink {
         broken = true;
         waiting.clear();
         poller.close();
-        String shrank = ringLost ? "the port's request ring" : "the job's result board " + board.file();
+        String shrank = ringLost ? "the job's request ring " + ring.file() : "the job's result board " + board.file();
         receiver.broken(new SharedMemoryPortBroken("rank " + rank + ", thread " + thread + ": " + shrank
                 + " of the switch's shared-memory port shrank under this worker (a process of this user truncated it):"
                 + " no result can reach it there, so the job's operations fail now. Join again (over UDP, or through"

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This worker's mapping of the switch's shared-memory port (docs/ARCHITECTURE.md section 11): the
- * request ring of each switch port its threads use and the job's result board. Chosen by
+ * job's request ring of each switch port its threads use and the job's result board. Chosen by
  * {@link #choose} from the {@code transport} setting and what the controller offered.
  */
 final class SharedMemoryPort {
@@ -65,7 +65,7 @@ final class SharedMemoryPort {
             int ports = joined.getSwitchPortsCount();
             RequestRing[] rings = new RequestRing[Math.min(ports, config.threads())];
             for (int p = 0; p < rings.length; p++) {
-                rings[p] = RequestRing.open(directory.resolve(RequestRing.fileName(p)));
+                rings[p] = RequestRing.open(directory.resolve(RequestRing.fileName(joined.getIpcBoard(), p)));
             }
             if (rings[0].maxPacketBytes() < config.payloadSize().packetBytes()) {
                 throw new IllegalArgumentException("its ring takes packets of at most " + rings[0].maxPacketBytes() + " bytes");

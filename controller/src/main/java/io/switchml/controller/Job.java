@@ -53,8 +53,8 @@ final class Job {
     String tenant;
     /** Each rank's latest transport report and when it arrived (System.nanoTime()), in rank order. */
     final Map<Integer, TransportReports.Received> transport = new TreeMap<>();
-    /** Whether the name of the job's shared-memory board was removed, once every rank reported its transport. */
-    boolean boardSealed;
+    /** Whether the names of the job's shared-memory files were removed, once every rank reported its transport. */
+    boolean ipcSealed;
 
     /**
      * The ranks this controller serves: all n, or a leaf's share {@code firstRank..firstRank+rankCount-1}

@@ -358,11 +358,11 @@ final class JobRegistry {
             }
             job.transport.put(rank, new TransportReports.Received(transport.toBuilder().setRank(rank)
                     .setReportedMsAgo(0).build(), System.nanoTime()));
-            if (!job.boardSealed && job.transport.size() >= job.ranks() && !job.aborted()) {
-                // Every rank has mapped the board or chosen UDP (a worker reports after that choice): its name goes,
-                // so that nobody can open the file to shrink it under them (docs/security.md, round 5).
-                job.boardSealed = true;
-                dataplane.ipcSealBoard(jobNumber);
+            if (!job.ipcSealed && job.transport.size() >= job.ranks() && !job.aborted()) {
+                // Every rank has mapped the board and rings or chosen UDP (a worker reports after that choice): their
+                // names go, so that nobody can open the files to shrink them under them (docs/security.md, round 5).
+                job.ipcSealed = true;
+                dataplane.ipcSeal(jobNumber);
             }
             reply.ok(null);
         });

@@ -66,7 +66,7 @@ public final class AggregationSwitch implements AutoCloseable {
         settings.validate();
         Inet4Address address = resolve(settings.bindAddress());
         UdpTransport transport = UdpTransport.select(settings.nativeTransport());
-        IpcDirectory ipc = settings.ipcBase() == null ? null : IpcDirectory.create(settings.ipcBase());
+        IpcDirectory ipc = settings.ipcBase() == null ? null : IpcDirectory.create(settings.ipcBase(), settings.portCount());
         ControlPlane controlPlane = new ControlPlane(settings.poolSlots(), settings.jobQuotaSlots(),
                 settings.poolBytes(), settings.oneRoundStagingBytes(), ipc);
         DropProbabilities dropProbabilities =
@@ -114,26 +114,26 @@ public final class AggregationSwitch implements AutoCloseable {
     public Optional<IpcOffer> ipcOffer(int jobNumber) {
         InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
                 : controlPlane.installedJob(jobNumber);
-        if (job == null || job.board() == null) {
+        if (job == null || job.ipcFiles() == null) {
             return Optional.empty();
         }
-        return Optional.of(new IpcOffer(ipc.path().toString(), job.board().fileName()));
+        return Optional.of(new IpcOffer(ipc.path().toString(), job.ipcFiles().boardFileName()));
     }
 
     /**
-     * Removes the name of the job's result board from the port's directory, once every rank of the job mapped it or
-     * chose UDP (the controller knows from their transport reports): the switch and the workers keep their
-     * mappings, and no process, of this user either, can open the file any more to shrink it under them (security
-     * round 5; none of them keeps a descriptor of it open, so none is left under {@code /proc/PID/fd}). Returns
-     * whether the job had a board; removing it twice, or at the job's end, does nothing more.
+     * Removes the names of the job's result board and request rings from the port's directory, once every rank of the
+     * job mapped them or chose UDP (the controller knows from their transport reports): the switch and the workers
+     * keep their mappings, and no process, of this user either, can open the files any more to shrink them under them
+     * (security round 5; none of them keeps a descriptor open, so none is left under {@code /proc/PID/fd}). Returns
+     * whether the job had files; removing them twice, or at the job's end, does nothing more.
      */
-    public boolean ipcSealBoard(int jobNumber) {
+    public boolean ipcSeal(int jobNumber) {
         InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
                 : controlPlane.installedJob(jobNumber);
-        if (job == null || job.board() == null) {
+        if (job == null || job.ipcFiles() == null) {
             return false;
         }
-        ipc.deleteBoard(job.board().fileName());
+        ipc.delete(job.ipcFiles());
         return true;
     }
 
@@ -141,7 +141,14 @@ public final class AggregationSwitch implements AutoCloseable {
     public Optional<io.switchml.ipc.ResultBoard> ipcBoard(int jobNumber) {
         InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
                 : controlPlane.installedJob(jobNumber);
-        return job == null || job.board() == null ? Optional.empty() : Optional.of(job.board().results());
+        return job == null || job.ipcFiles() == null ? Optional.empty() : Optional.of(job.ipcFiles().results());
+    }
+
+    /** The job's request ring of switch port {@code portIndex} as the switch maps it, for inspection and tests. */
+    public Optional<io.switchml.ipc.RequestRing> ipcRing(int jobNumber, int portIndex) {
+        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
+                : controlPlane.installedJob(jobNumber);
+        return job == null || job.ipcFiles() == null ? Optional.empty() : Optional.ofNullable(job.ipcFiles().ring(portIndex));
     }
 
     /** The bound UDP ports, in port-index order. */

@@ -102,13 +102,13 @@ final class ControlPlane {
         }
         // Only this project's workers use the shared-memory port; SwitchML's know nothing of it.
         // Authenticated jobs go over UDP only: the shared-memory port's records and board carry no tags.
-        IpcDirectory.Board board = ipc != null && installed.roundNumbers() && !installed.authenticated()
-                ? ipc.createBoard(installed) : null;
+        IpcDirectory.JobFiles files = ipc != null && installed.roundNumbers() && !installed.authenticated()
+                ? ipc.createJobFiles(installed) : null;
         try {
-            tables = current.withJob(installed, uplink, board, own);
+            tables = current.withJob(installed, uplink, files, own);
         } catch (RuntimeException e) {
-            if (board != null) {
-                ipc.deleteBoard(board.fileName());
+            if (files != null) {
+                ipc.delete(files);
             }
             throw e;
         }
@@ -135,8 +135,8 @@ final class ControlPlane {
         if (jobNumber >= 0 && jobNumber < ProtocolConstants.MAX_JOBS) {
             InstalledJob job = tables.job(jobNumber);
             tables = tables.withoutJob(jobNumber, own);
-            if (job != null && job.board() != null) {
-                ipc.deleteBoard(job.board().fileName());
+            if (job != null && job.ipcFiles() != null) {
+                ipc.delete(job.ipcFiles());
             }
         }
     }

@@ -24,16 +24,16 @@ final class InstalledJob {
     private final WorkerAddresses addresses;
     /** Null for jobs without a spine (all but a leaf's). */
     private final Uplink uplink;
-    /** Where co-located workers read the job's results (docs/ARCHITECTURE.md section 11); null without one. */
-    private final IpcDirectory.Board board;
+    /** Where co-located workers write the job's packets and read its results (docs/ARCHITECTURE.md section 11); null without. */
+    private final IpcDirectory.JobFiles ipcFiles;
 
     InstalledJob(JobSpec spec) {
         this(spec, null, null);
     }
 
-    InstalledJob(JobSpec spec, UplinkSpec uplinkSpec, IpcDirectory.Board board) {
+    InstalledJob(JobSpec spec, UplinkSpec uplinkSpec, IpcDirectory.JobFiles ipcFiles) {
         this.spec = spec;
-        this.board = board;
+        this.ipcFiles = ipcFiles;
         this.sizeCode = spec.size().code();
         this.slots = spec.slots();
         this.slotsPerThread = spec.slotsPerThread();
@@ -53,9 +53,9 @@ final class InstalledJob {
         return spec;
     }
 
-    /** The job's result board on the shared-memory port, or null. */
-    IpcDirectory.Board board() {
-        return board;
+    /** The job's result board and request rings on the shared-memory port, or null. */
+    IpcDirectory.JobFiles ipcFiles() {
+        return ipcFiles;
     }
 
     int sizeCode() {

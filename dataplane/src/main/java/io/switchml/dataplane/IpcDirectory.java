@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The files of the switch's shared-memory port (docs/ARCHITECTURE.md section 11), in a directory of
- * its own (mode 0700): a request ring per switch port ({@link RequestRing#fileName}) and a result
- * board per installed job ({@code job-<number>-<random>.results}, a new name for each install, so
- * that a worker never maps an earlier job's board).
+ * its own (mode 0700): per installed job a result board ({@code job-<number>-<random>.results}, a new
+ * name for each install, so that a worker never maps an earlier job's files) and a request ring for
+ * each switch port the job's threads use ({@link RequestRing#fileName}).
  *
  * <p>The directory lies in the switch user's own home under the base, {@code switchml-<user>}
  * (mode 0700, owned by that user, never a link): nobody else can create, rename or swap anything
@@ -38,17 +38,24 @@ final class IpcDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IpcDirectory.class);
     private static final String PREFIX = "switchml-ipc-";
     /**
-     * Request bytes a port's ring holds: a few windows of the largest (60 KiB) packets, and small enough
-     * to stay in the cache between the worker that writes a packet and the switch thread that reads it
-     * (a 32 MiB ring streamed every packet through memory). A worker whose packet does not fit waits.
+     * The most request bytes a job's ring holds: a few windows of the largest (60 KiB) packets, and small enough to
+     * stay in the cache between the worker that writes a packet and the switch thread that reads it (a 32 MiB ring
+     * streamed every packet through memory). A worker whose packet does not fit waits.
      */
-    static final int REQUEST_RING_BYTES = 4 << 20;
+    static final int MAX_REQUEST_RING_BYTES = 4 << 20;
+    /** The fewest: a ring of small jobs still takes a few dozen records at once. */
+    static final int MIN_REQUEST_RING_BYTES = 64 << 10;
+    /** Bytes a record takes in addition to its packet: Agrona's record header and the sender's identity. */
+    private static final int RECORD_OVERHEAD_BYTES = 8 + RequestRing.IDENTITY_BYTES;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path directory;
+    /** Switch ports, each read by its own thread: a job's threads are spread over them. */
+    private final int portCount;
 
-    private IpcDirectory(Path directory) {
+    private IpcDirectory(Path directory, int portCount) {
         this.directory = directory;
+        this.portCount = portCount;
     }
 
     /** /dev/shm where it exists (memory, not disk), else the temporary directory. */
@@ -59,9 +66,9 @@ final class IpcDirectory implements AutoCloseable {
 
     /**
      * Makes a fresh directory in this user's home under {@code base}, after removing there those of
-     * switches that are gone.
+     * switches that are gone, for a switch of {@code portCount} ports.
      */
-    static IpcDirectory create(String base) {
+    static IpcDirectory create(String base, int portCount) {
         Path parent = Paths.get(base);
         Path home = trustedHome(parent);
         if (home != null) {
@@ -74,7 +81,7 @@ final class IpcDirectory implements AutoCloseable {
             throw new UncheckedIOException("cannot create the switch's shared-memory directory " + directory + ": "
                     + e.getMessage() + " (set another base, or turn the shared-memory port off)", e);
         }
-        return new IpcDirectory(directory);
+        return new IpcDirectory(directory, portCount);
     }
 
     /** The home of this user's switches under {@code parent}, made if missing; null where it cannot be trusted. */
@@ -97,28 +104,75 @@ final class IpcDirectory implements AutoCloseable {
         return directory;
     }
 
-    /** The request ring of switch port {@code portIndex}. */
-    RequestRing createRequestRing(int portIndex) {
-        return RequestRing.create(directory.resolve(RequestRing.fileName(portIndex)), REQUEST_RING_BYTES);
+    /**
+     * An installed job's files: its result board, and its request rings, one for each switch port its threads use
+     * ({@code rings[i]} is port i's; thread t's slots are port {@code t % ports}'s).
+     */
+    record JobFiles(ResultBoard results, String boardFileName, RequestRing[] rings) {
+        /** Job {@code portIndex}'s ring, or null when none of the job's threads uses that port. */
+        RequestRing ring(int portIndex) {
+            return portIndex < rings.length ? rings[portIndex] : null;
+        }
     }
 
-    /** An installed job's result board and its file's name in the directory. */
-    record Board(ResultBoard results, String fileName) {
+    /**
+     * New files for an installed job. Each ring starts with its reader's wake flag up: the port may be asleep
+     * before it knows the ring, and the first writer then rings it.
+     */
+    JobFiles createJobFiles(JobSpec spec) {
+        String boardFileName = "job-" + spec.jobNumber() + "-" + random() + ResultBoard.SUFFIX;
+        ResultBoard board = ResultBoard.create(directory.resolve(boardFileName), spec.workers(), spec.slots(),
+                spec.slotsPerThread(), spec.size().packetBytes());
+        RequestRing[] rings = new RequestRing[Math.min(portCount, spec.threads())];
+        try {
+            for (int p = 0; p < rings.length; p++) {
+                rings[p] = RequestRing.create(directory.resolve(RequestRing.fileName(boardFileName, p)),
+                        requestRingBytes(spec, portCount, p));
+                rings[p].readerSleeping().sleep();
+            }
+        } catch (RuntimeException e) {
+            delete(new JobFiles(board, boardFileName, rings));
+            throw e;
+        }
+        return new JobFiles(board, boardFileName, rings);
     }
 
-    /** A new board for an installed job. */
-    Board createBoard(JobSpec spec) {
-        String fileName = "job-" + spec.jobNumber() + "-" + random() + ".results";
-        return new Board(ResultBoard.create(directory.resolve(fileName), spec.workers(), spec.slots(), spec.slotsPerThread(),
-                spec.size().packetBytes()), fileName);
+    /**
+     * Bytes of the ring of port {@code portIndex} for this job: room for every packet its workers can have out at
+     * once on that port's threads (one per slot each) twice over, retransmissions beside originals; a power of two
+     * between {@link #MIN_REQUEST_RING_BYTES} and {@link #MAX_REQUEST_RING_BYTES}, and at least eight of the job's
+     * records (Agrona's longest record is an eighth of the ring).
+     */
+    static int requestRingBytes(JobSpec spec, int portCount, int portIndex) {
+        int threadsHere = (spec.threads() - portIndex + portCount - 1) / portCount;
+        long record = align8(RECORD_OVERHEAD_BYTES + spec.size().packetBytes());
+        long wanted = Math.max(2L * spec.workers() * threadsHere * spec.slotsPerThread() * record, 8 * record);
+        long bytes = Math.min(Math.max(Long.highestOneBit(wanted - 1) << 1, MIN_REQUEST_RING_BYTES), MAX_REQUEST_RING_BYTES);
+        return (int) bytes;
     }
 
-    /** Removes a removed job's board; workers that still map it keep their mapping until they let it go. */
-    void deleteBoard(String fileName) {
+    private static long align8(long bytes) {
+        return (bytes + 7) & ~7L;
+    }
+
+    /**
+     * Removes the names of a job's files, the rings' first; the switch and workers that mapped them keep their mappings until they let
+     * them go, and nobody can open them any more. Removing them twice does nothing more.
+     */
+    void delete(JobFiles files) {
+        for (int p = 0; p < files.rings().length; p++) {
+            if (files.rings()[p] != null) {
+                deleteFile(RequestRing.fileName(files.boardFileName(), p));
+            }
+        }
+        deleteFile(files.boardFileName()); // last: a board's name gone says its rings' are too
+    }
+
+    private void deleteFile(String fileName) {
         try {
             Files.deleteIfExists(directory.resolve(fileName));
         } catch (IOException e) {
-            LOG.warn("cannot remove the shared-memory board {}: {}", fileName, e.getMessage());
+            LOG.warn("cannot remove the shared-memory file {}: {}", fileName, e.getMessage());
         }
     }
 

@@ -28,7 +28,7 @@ final class ResultSender {
      */
     void multicast(InstalledJob job, int slot, int thread, int sourcePort, ByteBuffer result) {
         WorkerAddresses addresses = job.addresses();
-        IpcDirectory.Board board = job.board();
+        IpcDirectory.JobFiles board = job.ipcFiles();
         boolean published = false;
         for (int rank = 0; rank < addresses.workers(); rank++) {
             if (board != null && board.results().attached(rank)) {
@@ -46,7 +46,7 @@ final class ResultSender {
 
     /** Sends a stored result to the one worker that retransmitted its contribution. */
     void unicast(InstalledJob job, int rank, int slot, int thread, int sourcePort, ByteBuffer result) {
-        IpcDirectory.Board board = job.board();
+        IpcDirectory.JobFiles board = job.ipcFiles();
         if (board != null && board.results().attached(rank)) {
             publish(board, slot, result); // the same bytes again: its readers see a duplicate
             wakeUp(board, job.addresses(), rank, thread);
@@ -56,12 +56,12 @@ final class ResultSender {
         counters.increment(SwitchCounter.RETRANSMISSIONS_ANSWERED);
     }
 
-    private void publish(IpcDirectory.Board board, int slot, ByteBuffer result) {
+    private void publish(IpcDirectory.JobFiles board, int slot, ByteBuffer result) {
         board.results().publish(slot, result);
         counters.increment(SwitchCounter.IPC_RESULTS);
     }
 
-    private void wakeUp(IpcDirectory.Board board, WorkerAddresses addresses, int rank, int thread) {
+    private void wakeUp(IpcDirectory.JobFiles board, WorkerAddresses addresses, int rank, int thread) {
         if (board.results().takeWakeUp(rank, thread)) {
             InetSocketAddress worker = addresses.address(rank, thread);
             if (worker != null) {

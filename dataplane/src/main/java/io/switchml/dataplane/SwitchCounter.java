@@ -65,8 +65,8 @@ enum SwitchCounter {
      */
     IPC_RECORDS_UNBLOCKED,
     /**
-     * Shared-memory ports that stopped because their request ring's file shrank under the switch (a process of
-     * the switch's user truncated it); the switch goes on over UDP.
+     * Jobs' request rings a switch port stopped reading because their file shrank under the switch (a process of the
+     * switch's user truncated it); the port goes on with the other jobs' rings and UDP.
      */
     IPC_RINGS_BROKEN,
     /** Packets from the ring whose result could not be written because their job's board file shrank. */

@@ -70,8 +70,8 @@ final class SwitchPort implements AutoCloseable {
 
     /**
      * Binds {@code address:port} (port 0: an ephemeral port) and starts receiving. The socket is
-     * IPv4-only, as the worker table is. With {@code ipc} (not null) the port also reads the request
-     * ring of its index there, on the same thread.
+     * IPv4-only, as the worker table is. With {@code ipc} (not null) the port also reads the installed
+     * jobs' request rings of its index there, on the same thread.
      *
      * @throws UncheckedIOException when the port cannot be bound, for instance because it is taken
      */
@@ -120,14 +120,8 @@ final class SwitchPort implements AutoCloseable {
         }
         IpcPort ipcPort = null;
         if (ipc != null) {
-            try {
-                ipcPort = new IpcPort(ipc.createRequestRing(portIndex), portIndex, program, sink,
-                        bound.channel().pipeline().context(handler), ipcSpinNanos);
-            } catch (RuntimeException e) {
-                bound.channel().close().awaitUninterruptibly();
-                shutDown(eventLoop);
-                throw e;
-            }
+            ipcPort = new IpcPort(portIndex, controlPlane, program, sink, bound.channel().pipeline().context(handler),
+                    ipcSpinNanos);
             IpcPort started = ipcPort;
             ipcSide.set(started);
             eventLoop.submit(() -> handler.ipcPort(started)).awaitUninterruptibly();

@@ -63,7 +63,7 @@ final class SwitchProgram {
     }
 
     /**
-     * Processes one record of the port's request ring: as a datagram, but only in the name of a worker that
+     * Processes one record of a job's request ring for this port: as a datagram, but only in the name of a worker that
      * reads its results on the job's board; anyone who can write the ring can write any identity.
      */
     NextStep processFromRing(int sourceIpv4, int sourcePort, int portIndex, ByteBuffer packet) {
@@ -83,7 +83,7 @@ final class SwitchProgram {
         }
 
         InstalledJob job = metadata.job;
-        if (fromRing && (metadata.fromSpine || job.board() == null || !job.board().results().attached(metadata.rank))) {
+        if (fromRing && (metadata.fromSpine || job.ipcFiles() == null || !job.ipcFiles().results().attached(metadata.rank))) {
             counters.increment(DropReason.NOT_A_RING_WORKER);
             return NextStep.DROP;
         }

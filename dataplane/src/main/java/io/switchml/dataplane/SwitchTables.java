@@ -60,10 +60,10 @@ final class SwitchTables {
      * This version plus the job of {@code spec}, whose registers are allocated once the checks pass.
      *
      * @param uplink where its partial results go (a leaf's job), or null
-     * @param board  where co-located workers read its results, or null
+     * @param ipcFiles where co-located workers write its packets and read its results, or null
      * @throws IllegalStateException when its number, one of its worker endpoints or its spine job is taken
      */
-    SwitchTables withJob(JobSpec spec, UplinkSpec uplink, IpcDirectory.Board board, OwnSources own) {
+    SwitchTables withJob(JobSpec spec, UplinkSpec uplink, IpcDirectory.JobFiles ipcFiles, OwnSources own) {
         InstalledJob existing = jobs[spec.jobNumber()];
         if (existing != null) {
             throw new IllegalStateException("job number " + spec.jobNumber() + " is already in use by job '"
@@ -72,7 +72,7 @@ final class SwitchTables {
         WorkerTable newWorkers = workers.withJob(spec, own);
         UplinkTable newUplinks = uplink == null ? uplinks : uplinks.withJob(spec.jobNumber(), uplink);
         InstalledJob[] newJobs = jobs.clone();
-        newJobs[spec.jobNumber()] = new InstalledJob(spec, uplink, board);
+        newJobs[spec.jobNumber()] = new InstalledJob(spec, uplink, ipcFiles);
         return new SwitchTables(newWorkers, newUplinks, newJobs, usedSlots + spec.slots(), usedBytes + spec.memoryBytes(),
                 jobCount + 1);
     }

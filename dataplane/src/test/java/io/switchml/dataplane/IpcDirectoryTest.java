@@ -63,7 +63,7 @@ class IpcDirectoryTest {
         Path live = home.resolve("switchml-ipc-" + ProcessHandle.current().pid() + "-8899aabbccddeeff");
         Files.createDirectory(live);
 
-        try (IpcDirectory created = IpcDirectory.create(base.toString())) {
+        try (IpcDirectory created = IpcDirectory.create(base.toString(), 1)) {
             assertThat(created.path().getParent()).isEqualTo(home);
             assertThat(dead).doesNotExist();
             assertThat(live).isDirectory();
@@ -83,7 +83,7 @@ class IpcDirectoryTest {
         // What switches before this rule, or another user, put straight under the base is not this switch's to remove.
         Path planted = base.resolve("switchml-ipc-" + deadPid() + "-0011223344556677");
         Files.createDirectories(planted.resolve("sub"));
-        try (IpcDirectory created = IpcDirectory.create(base.toString())) {
+        try (IpcDirectory created = IpcDirectory.create(base.toString(), 1)) {
             assertThat(planted.resolve("sub")).isDirectory();
             assertThat(created.path().getParent().getFileName().toString()).startsWith("switchml-");
         }
@@ -97,7 +97,7 @@ class IpcDirectoryTest {
         Files.createDirectory(plantedInVictim);
 
         assertThat(IpcDirectory.trustedHome(base)).isNull();
-        try (IpcDirectory created = IpcDirectory.create(base.toString())) {
+        try (IpcDirectory created = IpcDirectory.create(base.toString(), 1)) {
             assertThat(created.path().getParent()).isEqualTo(base);
             assertThat(plantedInVictim).isDirectory();
         }
@@ -112,7 +112,7 @@ class IpcDirectoryTest {
         Files.createDirectory(planted);
 
         assertThat(IpcDirectory.trustedHome(base)).isNull();
-        IpcDirectory.create(base.toString()).close();
+        IpcDirectory.create(base.toString(), 1).close();
         assertThat(planted).isDirectory();
     }
 
@@ -146,7 +146,7 @@ class IpcDirectoryTest {
         List<Path> made = new ArrayList<>();
         try {
             for (int start = 0; start < 40; start++) {
-                IpcDirectory created = IpcDirectory.create(base.toString());
+                IpcDirectory created = IpcDirectory.create(base.toString(), 1);
                 made.add(created.path());
                 created.close();
             }

@@ -19,7 +19,7 @@ class SwitchProgramRingTest {
 
     @Test
     void aRecordInTheNameOfAWorkerThatUsesUdpIsDroppedAndCounted() {
-        try (IpcDirectory ipc = IpcDirectory.create(dir.toString())) {
+        try (IpcDirectory ipc = IpcDirectory.create(dir.toString(), 1)) {
             ControlPlane controlPlane = new ControlPlane(SwitchConfig.DEFAULT_POOL_SLOTS, SwitchConfig.DEFAULT_POOL_SLOTS,
                     SwitchConfig.defaultPoolBytes(), SwitchConfig.DEFAULT_ONE_ROUND_STAGING_BYTES, ipc);
             JobSpec job = TestJobs.job(1, 2, SIZE, 4, 1, true);
@@ -38,7 +38,7 @@ class SwitchProgramRingTest {
             assertThat(program.counters().get(SwitchCounter.CONTRIBUTIONS)).isZero();
 
             // Rank 0 attaches (as its SwitchSession does before its first packet); rank 1 stays on UDP.
-            controlPlane.tables().job(1).board().results().attach(0);
+            controlPlane.tables().job(1).ipcFiles().results().attach(0);
             assertThat(program.processFromRing(rank0, port, 0, TestPackets.packet(SIZE, 1, 0, 0, 0, 0, 0, 5)))
                     .isEqualTo(NextStep.CONSUME);
             assertThat(program.processFromRing(rank1, port, 0, TestPackets.packet(SIZE, 1, 0, 0, 0, 0, 0, 7)))

@@ -134,8 +134,9 @@ class SharedMemoryTransportTest {
             AggregationSwitch dataplane = cluster.service.dataplane();
             AggregationSwitch.IpcOffer offer = dataplane.ipcOffer(cluster.contexts.get(0).jobNumber()).orElseThrow();
             directory = Paths.get(offer.directory());
-            RequestRing ring = RequestRing.open(directory.resolve(RequestRing.fileName(0)));
-            // The board's name is gone once both workers mapped it (round 5): the switch's own mapping.
+            // The names of the job's ring and board are gone once both workers mapped them (round 5): the switch's own
+            // mappings.
+            RequestRing ring = dataplane.ipcRing(cluster.contexts.get(0).jobNumber(), 0).orElseThrow();
             ResultBoard board = dataplane.ipcBoard(cluster.contexts.get(0).jobNumber()).orElseThrow();
             waitUntil(() -> ring.readerSleeping().asleep(), "the switch port's reader to sleep");
             waitUntil(() -> board.readerSleeping(0, 0).asleep() && board.readerSleeping(1, 0).asleep(),
@@ -167,15 +168,15 @@ class SharedMemoryTransportTest {
     }
 
     /**
-     * Security round 5, item 3: the job's board is unlinked once every rank has mapped it (each rank's first transport
-     * report comes after its choice), so a process of the workers' and the switch's own user that looks for it to
-     * shrink it under them (round 4's attack, which could drop or half-process another job's packet on the switch
-     * and stop a worker's event loop) finds nothing to open; the job goes on exact. Round 4's test truncated the
-     * board by its name; that name no longer exists while the job runs, so the attack is deterministic now. The
+     * Security round 5, item 3: the job's board and request rings are unlinked once every rank has mapped them (each
+     * rank's first transport report comes after its choice), so a process of the workers' and the switch's own user that looks for them
+     * to shrink them (round 4's attack, which could drop or half-process another job's packet on the switch
+     * and stop a worker's event loop) finds nothing to open; the job goes on exact. Round 4's tests truncated the
+     * board and the port's ring by their names; those names no longer exist while the job runs, so the attack is deterministic now. The
      * SIGBUS guards of round 4 stay, as a second line.
      */
     @Test
-    void theBoardIsUnlinkedOnceEveryRankMappedItSoNothingIsLeftToShrink() throws Exception {
+    void theBoardAndRingsAreUnlinkedOnceEveryRankMappedThemSoNothingIsLeftToShrink() throws Exception {
         try (LocalCluster cluster = new LocalCluster(2, 1, b -> b.transport(IPC).operationTimeout(Duration.ofMinutes(5)))) {
             AggregationSwitch dataplane = cluster.service.dataplane();
             int job = cluster.contexts.get(0).jobNumber();
@@ -183,13 +184,16 @@ class SharedMemoryTransportTest {
             Path directory = Paths.get(offer.directory());
             Path board = directory.resolve(offer.board());
             waitUntil(() -> !Files.exists(board), "the board's name to go once both ranks reported their transport");
-            // The attack: every file of the port's directory that could be a board, truncated.
-            List<Path> boards;
-            try (java.util.stream.Stream<Path> files = Files.list(directory)) {
-                boards = files.filter(f -> f.getFileName().toString().endsWith(".results")).toList();
+            // The attack: every file of the port's directory that could be a board or a job's request ring, truncated.
+            List<Path> files;
+            try (java.util.stream.Stream<Path> listed = Files.list(directory)) {
+                files = listed.toList();
             }
-            assertThat(boards).as("boards left to truncate in " + directory).isEmpty();
+            assertThat(files).as("boards and rings left to truncate in " + directory).isEmpty();
             assertThatThrownBy(() -> FileChannel.open(board, StandardOpenOption.WRITE).close())
+                    .isInstanceOf(java.nio.file.NoSuchFileException.class);
+            Path ring = directory.resolve(RequestRing.fileName(offer.board(), 0));
+            assertThatThrownBy(() -> FileChannel.open(ring, StandardOpenOption.WRITE).close())
                     .isInstanceOf(java.nio.file.NoSuchFileException.class);
             for (int i = 0; i < 5; i++) {
                 AllReduceExactnessTest.checkIntSum(cluster, 13 + i, 20_000);

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * The idle strategy of one reader of the shared-memory port, on the single-threaded loop that also
  * serves its UDP socket (a Netty event loop is one; this module knows it only as a
  * {@link ScheduledExecutorService}). While there is work it polls again at once (a task queued behind the
- * loop's I/O); after {@code spinNanos} without work it sets its {@link WakeFlag}, looks once more,
+ * loop's I/O); after {@code spinNanos} without work it posts its {@link SleepNotice}, looks once more,
  * and sleeps: it queues nothing and costs no CPU. A writer that finds the flag set sends a one-byte
  * datagram (the doorbell) to the reader's UDP socket, whose handler calls {@link #wake}. A backstop
  * timer wakes it as well, in case a doorbell is lost; it then looks once and sleeps again.
@@ -42,7 +42,7 @@ public final class IpcPoller implements Runnable {
     private final ScheduledExecutorService loop;
     private final Source source;
     private final Consumer<InternalError> faults;
-    private final WakeFlag flag;
+    private final SleepNotice flag;
     private final long spinNanos;
     private final long backstopNanos;
     private final Runnable backstopTask = () -> wake(false);
@@ -57,7 +57,7 @@ public final class IpcPoller implements Runnable {
      *               reach the poller outside {@code source}; the handler throws it on when it is not the files' fault,
      *               and polling goes on otherwise
      */
-    public IpcPoller(ScheduledExecutorService loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos,
+    public IpcPoller(ScheduledExecutorService loop, Source source, Consumer<InternalError> faults, SleepNotice flag, long spinNanos,
                      long backstopNanos) {
         this.loop = loop;
         this.source = source;
@@ -67,12 +67,12 @@ public final class IpcPoller implements Runnable {
         this.backstopNanos = backstopNanos;
     }
 
-    public IpcPoller(ScheduledExecutorService loop, Source source, Consumer<InternalError> faults, WakeFlag flag, long spinNanos) {
+    public IpcPoller(ScheduledExecutorService loop, Source source, Consumer<InternalError> faults, SleepNotice flag, long spinNanos) {
         this(loop, source, faults, flag, spinNanos, DEFAULT_BACKSTOP_NANOS);
     }
 
     /** A reader whose files nothing truncates (a fault is not handled). */
-    public IpcPoller(ScheduledExecutorService loop, Source source, WakeFlag flag, long spinNanos, long backstopNanos) {
+    public IpcPoller(ScheduledExecutorService loop, Source source, SleepNotice flag, long spinNanos, long backstopNanos) {
         this(loop, source, late -> {
             throw late;
         }, flag, spinNanos, backstopNanos);

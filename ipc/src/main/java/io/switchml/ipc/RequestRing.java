@@ -11,14 +11,16 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
- * The requests of one switch port's shared-memory side: every co-located worker thread whose slots
- * that port serves writes its packets here (an Agrona many-to-one ring in a mapped file), and the
- * port's thread reads them. Each record is the sender's identity (the IPv4 address and UDP port it
- * registered at the controller, which the worker table knows it by) and the packet, as it would
- * have been sent over UDP.
+ * One job's requests to one switch port on the shared-memory port: every co-located worker thread of
+ * the job whose slots that port serves writes its packets here (an Agrona many-to-one ring in a
+ * mapped file), and the port's thread reads them. Each record is the sender's identity (the IPv4
+ * address and UDP port it registered at the controller, which the worker table knows it by) and the
+ * packet, as it would have been sent over UDP. A ring per job, not per port, so that its name can go
+ * once the job's ranks mapped it (docs/ARCHITECTURE.md section 11) and a ring that shrank stops that
+ * job alone.
  *
- * <p>The file is the ring, then a page of this port's own fields: a magic number, and the wake
- * flag by which the port's thread says it sleeps (see {@link IpcPoller}).
+ * <p>The file is the ring, then a page of its own fields: a magic number, and the wake flag by which
+ * the port's thread says it sleeps (see {@link IpcPoller}).
  */
 public final class RequestRing {
     /** Ahead of each packet: the sender's IPv4 address and UDP port. */
@@ -67,9 +69,15 @@ public final class RequestRing {
         }
     }
 
-    /** The name of switch port {@code portIndex}'s ring in the switch's shared-memory directory. */
-    public static String fileName(int portIndex) {
-        return "port-" + portIndex + ".requests";
+    /**
+     * The name of the ring of switch port {@code portIndex} beside a job's result board, {@code boardFileName}
+     * ({@code job-<number>-<random>.results}): {@code job-<number>-<random>.port-<i>.requests}. The controller offers
+     * the board's name; a worker finds the rings by this rule.
+     */
+    public static String fileName(String boardFileName, int portIndex) {
+        String stem = boardFileName.endsWith(ResultBoard.SUFFIX)
+                ? boardFileName.substring(0, boardFileName.length() - ResultBoard.SUFFIX.length()) : boardFileName;
+        return stem + ".port-" + portIndex + ".requests";
     }
 
     /**
@@ -93,6 +101,11 @@ public final class RequestRing {
     /** Whether the ring's file still has all its bytes ({@link MappedFile#whole}); asked after a fault. */
     public boolean whole() {
         return MappedFile.whole(file, fileBytes);
+    }
+
+    /** The file it was mapped from (whose name may be gone). */
+    public Path file() {
+        return file;
     }
 
     /** Whether the ring's file exists and was truncated ({@link MappedFile#shrank}); asked before any fault. */

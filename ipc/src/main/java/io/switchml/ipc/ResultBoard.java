@@ -19,6 +19,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * result's length; then the slots' records.
  */
 public final class ResultBoard {
+    /** How a board's file name ends; its job's request rings are named after the rest ({@link RequestRing#fileName}). */
+    public static final String SUFFIX = ".results";
     private static final long MAGIC = 0x53574d4c424f4152L; // "SWMLBOAR"
     private static final int LINE = 64;
     private static final int PAGE = 4096;

@@ -9,7 +9,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * writer stores its work and then reads the flag, a full fence between, so that at least one of
  * them sees the other's store and no wake-up is lost.
  */
-public final class WakeFlag {
+public final class WakeFlag implements SleepNotice {
     private static final int AWAKE = 0;
     private static final int ASLEEP = 1;
 
@@ -21,12 +21,12 @@ public final class WakeFlag {
         this.index = index;
     }
 
-    /** The sleeper is about to look for work one last time and then sleep. */
+    @Override
     public void sleep() {
         buffer.putIntVolatile(index, ASLEEP);
     }
 
-    /** The sleeper is awake (woken, or found work before it slept). */
+    @Override
     public void awake() {
         buffer.putIntOrdered(index, AWAKE);
     }

@@ -17,6 +17,7 @@ import io.switchml.controller.proto.JobParameters;
 import io.switchml.controller.proto.JoinResponse;
 import io.switchml.protocol.PacketKey;
 import io.switchml.protocol.PayloadSize;
+import io.switchml.protocol.SecretDigest;
 import io.switchml.udp.Offload;
 import io.switchml.udp.UdpOffloads;
 import org.slf4j.Logger;
@@ -26,9 +27,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -510,9 +508,9 @@ final class SwitchSession implements AllReduce {
                     + " the job with authenticatePackets=off");
         }
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(config.jobSecret().getBytes(StandardCharsets.UTF_8));
-            return PacketKey.derive(digest, joined.getPacketKeySalt().toByteArray(), config.payloadSize());
-        } catch (NoSuchAlgorithmException | IllegalArgumentException e) {
+            return PacketKey.derive(SecretDigest.of(config.jobSecret()), joined.getPacketKeySalt().toByteArray(),
+                    config.payloadSize());
+        } catch (IllegalArgumentException e) {
             throw new SwitchMLException("rank " + config.rank() + " of job '" + config.job() + "': cannot derive the"
                     + " packet key: " + e.getMessage(), e);
         }

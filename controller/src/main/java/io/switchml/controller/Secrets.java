@@ -1,8 +1,7 @@
 package io.switchml.controller;
 
-import java.nio.charset.StandardCharsets;
+import io.switchml.protocol.SecretDigest;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 
@@ -21,11 +20,7 @@ final class Secrets {
     }
 
     static byte[] digest(String secret) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new AssertionError("every JDK has SHA-256", e);
-        }
+        return SecretDigest.of(secret);
     }
 
     /** Constant-time for digests of equal length (all are SHA-256); null matches only null. */

@@ -17,6 +17,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,9 +107,10 @@ final class IpcDirectory implements AutoCloseable {
 
     /**
      * An installed job's files: its result board, and its request rings, one for each switch port its threads use
-     * ({@code rings[i]} is port i's; thread t's slots are port {@code t % ports}'s).
+     * ({@code rings[i]} is port i's; thread t's slots are port {@code t % ports}'s); {@code unlinked} once their names
+     * are gone, after which nothing can open them to shrink them (a reader stops looking at their sizes).
      */
-    record JobFiles(ResultBoard results, String boardFileName, RequestRing[] rings) {
+    record JobFiles(ResultBoard results, String boardFileName, RequestRing[] rings, AtomicBoolean unlinked) {
         /** Job {@code portIndex}'s ring, or null when none of the job's threads uses that port. */
         RequestRing ring(int portIndex) {
             return portIndex < rings.length ? rings[portIndex] : null;
@@ -131,10 +133,10 @@ final class IpcDirectory implements AutoCloseable {
                 rings[p].readerSleeping().sleep();
             }
         } catch (RuntimeException e) {
-            delete(new JobFiles(board, boardFileName, rings));
+            delete(new JobFiles(board, boardFileName, rings, new AtomicBoolean()));
             throw e;
         }
-        return new JobFiles(board, boardFileName, rings);
+        return new JobFiles(board, boardFileName, rings, new AtomicBoolean());
     }
 
     /**
@@ -166,6 +168,7 @@ final class IpcDirectory implements AutoCloseable {
             }
         }
         deleteFile(files.boardFileName()); // last: a board's name gone says its rings' are too
+        files.unlinked().set(true);
     }
 
     private void deleteFile(String fileName) {

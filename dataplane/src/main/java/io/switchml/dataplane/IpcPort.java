@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,8 @@ final class IpcPort implements RequestRing.Consumer {
     private static final class JobRing {
         final RequestRing ring;
         final int jobNumber;
+        /** Set once the job's files lost their names: nothing can open the ring any more to shrink it. */
+        final AtomicBoolean unlinked;
         /** Records of dead writers the ring skipped so far, as counted. */
         long unblocked;
         /** The ring's file shrank: the port reads it no more. */
@@ -41,9 +44,10 @@ final class IpcPort implements RequestRing.Consumer {
         /** The last poll found nothing: the next one, after a pause, first checks that the ring's file is whole. */
         boolean idle = true;
 
-        JobRing(RequestRing ring, int jobNumber) {
+        JobRing(RequestRing ring, int jobNumber, AtomicBoolean unlinked) {
             this.ring = ring;
             this.jobNumber = jobNumber;
+            this.unlinked = unlinked;
         }
     }
 
@@ -92,9 +96,10 @@ final class IpcPort implements RequestRing.Consumer {
             return 0;
         }
         // After a pause (a wake-up, the backstop, an idle spin), a look at the file's size before its pages: a ring
-        // truncated while the port was idle is found without touching it, so no SIGBUS (whose late error the JVM may
-        // raise anywhere on this thread) comes of it. While records flow, the guards below are the only line.
-        if (job.idle && job.ring.shrank()) {
+        // truncated while it was idle is found without touching it, so no SIGBUS (whose late error the JVM may raise
+        // anywhere on this thread) comes of it. While records flow, the guards below are the only line. Once the name
+        // is gone nobody can open the file to shrink it, and the look (a system call per idle ring and poll) stops.
+        if (job.idle && !job.unlinked.get() && job.ring.shrank()) {
             ringBroken(job);
             return 0;
         }
@@ -135,7 +140,7 @@ final class IpcPort implements RequestRing.Consumer {
                 RequestRing ring = job == null || job.ipcFiles() == null ? null : job.ipcFiles().ring(portIndex);
                 if (ring != null) {
                     JobRing kept = known.get(ring);
-                    now.add(kept != null ? kept : new JobRing(ring, j));
+                    now.add(kept != null ? kept : new JobRing(ring, j, job.ipcFiles().unlinked()));
                 }
             }
             rings = now.toArray(JobRing[]::new);
@@ -233,7 +238,7 @@ final class IpcPort implements RequestRing.Consumer {
         @Override
         public void sleep() {
             for (JobRing job : currentRings()) {
-                if (!job.broken && !job.ring.shrank()) {
+                if (!job.broken && (job.unlinked.get() || !job.ring.shrank())) {
                     job.ring.readerSleeping().sleep();
                 }
             }

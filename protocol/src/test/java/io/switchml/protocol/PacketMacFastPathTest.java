@@ -61,7 +61,8 @@ class PacketMacFastPathTest {
                             int origin = random.nextBoolean() ? PacketMac.RESULT : random.nextInt();
                             assertThat(mac.tag(b, offset, length, key, origin))
                                     .as("%s, %d elements at %d, kind %d, %s", size, elements, offset, kind, order)
-                                    .isEqualTo(PacketMacReference.tag(b, offset, length, key, origin));
+                                    .isEqualTo(PacketMacReference.tag(b, offset, length, key, origin))
+                                    .isEqualTo(PacketMacReference.previousTag(mac, b, offset, length, key, origin));
                             checked++;
                         }
                     }

@@ -9,8 +9,15 @@ group is the switchml backend's and the Gloo run's group a ``new_group(backend="
 ``--backends gloo`` alone the default group is Gloo's and no switch is needed). Every rank builds the model from
 the same seed (fully_shard keeps each rank's own parameters and broadcasts nothing) and trains on its own batches,
 seeded by its rank. Rank 0 prints one JSON object per backend, then the comparison: the losses and their ratio,
-and for each backend whether every rank's full parameters (its shards gathered) are the same, and how many
-reduce-scatters went through the switchml group (none on Gloo's).
+and for each backend whether every rank's full parameters (its shards gathered) are the same, how many
+reduce-scatters went through the switchml group (none on Gloo's) and in which dtypes, and whether the parameters'
+DTensors are on the mesh of the group they were trained on; the comparison also says how far the two runs' final
+parameters are apart. ``--param-dtype bfloat16 --reduce-dtype float32`` trains in mixed precision (FSDP2's
+``MixedPrecisionPolicy``: parameters all-gathered and computed in bfloat16, gradients reduce-scattered in float32).
+
+Each run's mesh has its own dimension name (the backend's): torch 2.13's DeviceMesh compares equal to another of the
+same ranks and device type unless their names differ, whatever their groups, and DTensor's sharding-propagation cache
+then hands the second run's DTensors the first run's mesh (docs/pytorch.md, "FSDP2").
 
 fully_shard on CPU needs nothing special on torch 2.13: a device mesh of type ``cpu`` over the group
 (``DeviceMesh.from_group``), float32 parameters (FSDP2 then reduce-scatters with ReduceOp.AVG, which the switchml
@@ -30,19 +37,21 @@ import torch.nn as nn
 import switchml_torch  # noqa: F401 (registers the switchml backend)
 
 BACKENDS = ("switchml", "gloo")
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 def fully_shard_api():
-    """FSDP2's ``fully_shard``: ``torch.distributed.fsdp`` from 2.6 on, ``torch.distributed._composable.fsdp`` in
-    2.4-2.5; a SystemExit naming the torch in use where there is neither (1.13 has no FSDP2)."""
+    """FSDP2's ``fully_shard`` and ``MixedPrecisionPolicy``: ``torch.distributed.fsdp`` from 2.6 on,
+    ``torch.distributed._composable.fsdp`` in 2.4-2.5; a SystemExit naming the torch in use where there is neither
+    (1.13 has no FSDP2)."""
     try:
-        from torch.distributed.fsdp import fully_shard
-        return fully_shard
+        from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+        return fully_shard, MixedPrecisionPolicy
     except ImportError:
         pass
     try:
-        from torch.distributed._composable.fsdp import fully_shard
-        return fully_shard
+        from torch.distributed._composable.fsdp import MixedPrecisionPolicy, fully_shard
+        return fully_shard, MixedPrecisionPolicy
     except ImportError:
         raise SystemExit("FSDP2 (fully_shard) needs PyTorch 2.4 or later; this is torch %s" % torch.__version__)
 
@@ -77,53 +86,62 @@ def batches(rank, steps, size, vocab=32, length=8, classes=4):
 
 class ReduceScatterCount:
     """Counts the reduce-scatters the switchml group sends through its agent in this process (every form of
-    reduce-scatter goes through ``SwitchMLProcessGroup._reduce_part``)."""
+    reduce-scatter goes through ``SwitchMLProcessGroup._reduce_part(output, flat, start, op)``), and notes the
+    dtypes of the tensors it sent."""
 
     def __init__(self):
         self.calls = 0
+        self.dtypes = set()
         reduce_part = switchml_torch.SwitchMLProcessGroup._reduce_part
         count = self
 
-        def counted(group, *args):
+        def counted(group, output, flat, *args):
             count.calls += 1
-            return reduce_part(group, *args)
+            count.dtypes.add(str(flat.dtype).replace("torch.", ""))
+            return reduce_part(group, output, flat, *args)
         switchml_torch.SwitchMLProcessGroup._reduce_part = counted
 
 
-def full_digest(model, group):
-    """SHA-256 of the whole model's parameters, every rank's shards (dim-0 chunks, in rank order) gathered over
-    ``group``. Gathered through the group itself, not ``DTensor.full_tensor()``: with a switchml mesh and a Gloo mesh of
-    the same ranks in one process, full_tensor() of the Gloo run's parameters went through the switchml group
-    (docs/pytorch.md, "FSDP2")."""
-    shards = [None] * group.size()
-    dist.all_gather_object(shards, [p.to_local().detach().float().numpy().tobytes() for p in model.parameters()],
-                           group=group)
-    h = hashlib.sha256()
-    for parts in zip(*shards):
-        h.update(b"".join(parts))
-    return h.hexdigest()
+def full_parameters(model):
+    """The whole model's parameters, each ``DTensor.full_tensor()`` (an all-gather over its mesh's group), as one
+    flat float32 tensor."""
+    return torch.cat([p.full_tensor().detach().float().reshape(-1) for p in model.parameters()])
 
 
-def train(group, args, counted):
-    """Trains the model fully sharded over ``group`` for --steps; returns this rank's row."""
+def train(backend, group, args, counted):
+    """Trains the model fully sharded over ``group`` for --steps; returns the whole model's parameters at the end
+    (``full_parameters``) and this rank's row."""
     from torch.distributed.device_mesh import DeviceMesh
 
-    fully_shard = fully_shard_api()
-    mesh = DeviceMesh.from_group(group, "cpu")
+    fully_shard, MixedPrecisionPolicy = fully_shard_api()
+    # Named after the backend: unnamed, the second run's mesh would equal the first's (the same ranks and device
+    # type) and DTensor would give the second run's parameters the first run's mesh (the module's doc).
+    mesh = DeviceMesh.from_group(group, "cpu", mesh_dim_names=(backend,))
+    options = {}
+    if args.param_dtype or args.reduce_dtype:
+        options["mp_policy"] = MixedPrecisionPolicy(param_dtype=DTYPES.get(args.param_dtype),
+                                                    reduce_dtype=DTYPES.get(args.reduce_dtype))
     torch.manual_seed(args.seed)  # the same initial parameters on every rank
     model = TinyTransformer(layers=args.layers)
     for layer in model.layers:
-        fully_shard(layer, mesh=mesh)
-    fully_shard(model, mesh=mesh)
+        fully_shard(layer, mesh=mesh, **options)
+    fully_shard(model, mesh=mesh, **options)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     before, losses = counted.calls, []
+    counted.dtypes.clear()
     for tokens, labels in batches(dist.get_rank(), args.steps, args.batch_size):
         optimizer.zero_grad()
         loss = nn.functional.cross_entropy(model(tokens), labels)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
-    return {"losses": losses, "digest": full_digest(model, group), "switched_reduce_scatters": counted.calls - before}
+    loss_dtype = str(loss.dtype).replace("torch.", "")  # the forward pass's: bfloat16 under --param-dtype bfloat16
+    reduce_scatters, dtypes = counted.calls - before, sorted(counted.dtypes)
+    own_mesh = all(p.device_mesh.get_group().group_name == group.group_name for p in model.parameters())
+    full = full_parameters(model)
+    return full, {"losses": losses, "digest": hashlib.sha256(full.numpy().tobytes()).hexdigest(),
+                  "switched_reduce_scatters": reduce_scatters, "switched_reduce_dtypes": dtypes,
+                  "parameters_on_own_mesh": own_mesh, "loss_dtype": loss_dtype}
 
 
 def main(argv=None):
@@ -134,6 +152,11 @@ def main(argv=None):
     ap.add_argument("--layers", type=int, default=2, help="encoder layers, each fully sharded (default 2)")
     ap.add_argument("--lr", type=float, default=3e-3, help="AdamW's learning rate (default 3e-3)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--param-dtype", choices=sorted(DTYPES), help="MixedPrecisionPolicy's param_dtype: the dtype"
+                    " FSDP2 all-gathers the parameters in and the forward and backward passes compute in (default:"
+                    " no policy, float32 throughout)")
+    ap.add_argument("--reduce-dtype", choices=sorted(DTYPES), help="MixedPrecisionPolicy's reduce_dtype: the dtype"
+                    " FSDP2 reduce-scatters the gradients in (default: param_dtype's)")
     args = ap.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     if not backends or any(b not in BACKENDS for b in backends):
@@ -149,24 +172,35 @@ def main(argv=None):
     groups = {"switchml": default, "gloo": default if backends == ["gloo"] else dist.new_group(backend="gloo")}
     counted = ReduceScatterCount()
     rank, world = dist.get_rank(), dist.get_world_size()
-    rows = {}
+    rows, full = {}, {}
     for backend in backends:
-        mine = train(groups[backend], args, counted)
+        full[backend], mine = train(backend, groups[backend], args, counted)
         every = [None] * world
         dist.all_gather_object(every, mine)
         rows[backend] = {"backend": backend, "workers": world, "steps": args.steps, "layers": args.layers,
                          "first_loss": sum(r["losses"][0] for r in every) / world,
                          "loss": sum(r["losses"][-1] for r in every) / world,
+                         "losses": [sum(step) / world for step in zip(*(r["losses"] for r in every))],
                          "parameters_digest": every[0]["digest"],
                          "parameters_identical": len({r["digest"] for r in every}) == 1,
                          "switched_reduce_scatters": min(r["switched_reduce_scatters"] for r in every),
+                         "switched_reduce_dtypes": sorted({d for r in every for d in r["switched_reduce_dtypes"]}),
+                         "parameters_on_own_mesh": all(r["parameters_on_own_mesh"] for r in every),
+                         "param_dtype": args.param_dtype, "reduce_dtype": args.reduce_dtype,
+                         "loss_dtype": every[0]["loss_dtype"],
                          "torch_version": torch.__version__}
         if rank == 0:
             print(json.dumps(rows[backend]), flush=True)
     if rank == 0 and len(rows) == 2:
         switch, gloo = rows["switchml"]["loss"], rows["gloo"]["loss"]
+        difference = (full["switchml"] - full["gloo"]).abs()
         print(json.dumps({"comparison": "switchml/gloo", "workers": world, "steps": args.steps,
                           "loss_switchml": switch, "loss_gloo": gloo, "loss_ratio": switch / gloo,
+                          "losses_switchml": rows["switchml"]["losses"], "losses_gloo": rows["gloo"]["losses"],
+                          "parameters_equal": bool(torch.equal(full["switchml"], full["gloo"])),
+                          "parameters_differing": int((difference > 0).sum()), "parameters": difference.numel(),
+                          "parameters_max_difference": difference.max().item(),
+                          "parameters_max_magnitude": full["gloo"].abs().max().item(),
                           "wall_seconds": time.monotonic() - start}), flush=True)
     dist.barrier()
     if "switchml" in backends:

@@ -131,6 +131,20 @@ def test_an_unknown_model_is_refused_with_the_scripts_models():
         models.parse_models("resnet18,alexnet")
 
 
+def test_torch_train_help_says_which_models_need_a_torchvision_that_imports():
+    """`torch-train --help` lists torchvision's models beside ours, and says (as the README does) that they need a
+    torchvision that imports, which torch 2.13's index lacks: there only the models that need none run."""
+    run = subprocess.run([_launcher(), "torch-train", "--help"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    text = " ".join(run.stdout.split())  # picocli wraps the descriptions
+    vision = [n for n, m in models.MODELS.items() if m.torchvision]
+    others = [n for n, m in models.MODELS.items() if not m.torchvision]
+    assert "--model" in text and ", ".join(vision) + " (torchvision's, so they need a torchvision that imports; on" \
+        " torch 2.13 the index's does not), " + ", ".join(others) + "." in text, text
+    assert "The torchvision models need a torchvision that imports with the ranks' torch: on torch 2.13 only " \
+        + " and ".join(others) + " run" in text, text
+
+
 def test_the_large_models_have_the_shapes_they_claim():
     """Built and run forward on a tiny batch, not trained (that takes minutes on 2 cores)."""
     import torch

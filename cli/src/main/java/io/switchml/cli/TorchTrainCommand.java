@@ -30,7 +30,10 @@ import java.util.concurrent.TimeUnit;
                 + " switch's with --backend switchml. Same flags and JSON fields as switchml train.",
                 "With --model NAME[,NAME...] it trains real models instead (torchvision's ResNet-18/50, VGG-11/16,"
                         + " MobileNet-V2, a BERT-base-shaped transformer, a DLRM-shaped recommender) on synthetic"
-                        + " inputs for --steps steps each, the same way, and reports one row or JSON object per model."})
+                        + " inputs for --steps steps each, the same way, and reports one row or JSON object per model."
+                        + " The torchvision models need a torchvision that imports with the ranks' torch: on torch"
+                        + " 2.13 only bert_base and dlrm run (the index's torchvision 0.28.0 does not import there);"
+                        + " docs/pytorch.md, \"Real models\"."})
 final class TorchTrainCommand implements Callable<Integer> {
     /** The models python/bench/models.py trains (its MODELS); python/tests/test_models.py checks the two agree. */
     static final List<String> MODELS = List.of("resnet18", "resnet50", "vgg11", "vgg16", "mobilenet_v2", "bert_base", "dlrm");
@@ -41,8 +44,9 @@ final class TorchTrainCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--model", description = "Train these models (comma-separated) on synthetic inputs instead of the"
-            + " Fashion-MNIST MLP: resnet18, resnet50, vgg11, vgg16, mobilenet_v2, bert_base, dlrm. Each model's batch"
-            + " size (per rank; --batch-size overrides it) and input size are chosen for 4 ranks on 2 cores; the run says"
+            + " Fashion-MNIST MLP: resnet18, resnet50, vgg11, vgg16, mobilenet_v2 (torchvision's, so they need a"
+            + " torchvision that imports; on torch 2.13 the index's does not), bert_base, dlrm. Each model's batch size"
+            + " (per rank; --batch-size overrides it) and input size are chosen for 4 ranks on 2 cores; the run says"
             + " which. --epochs, --limit and --data do not apply.")
     String model;
 

@@ -30,8 +30,10 @@ class SyscallCounterTest {
             echo(in, out, LINES);
             long counted = counter.stop();
             echo(in, out, LINES); // after stop: not counted
+            // A read and a write per line; the first line's read may be one cat entered before the count began (it
+            // blocks in read between lines), and system calls are counted as they enter: one fewer is as right.
             assertThat(counted).as("a read and a write per line while counting")
-                    .isGreaterThanOrEqualTo(2L * LINES).isLessThan(3L * 2 * LINES);
+                    .isGreaterThanOrEqualTo(2L * LINES - 1).isLessThan(3L * 2 * LINES);
         } finally {
             cat.destroy();
         }

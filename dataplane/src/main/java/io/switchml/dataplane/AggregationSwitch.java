@@ -112,12 +112,7 @@ public final class AggregationSwitch implements AutoCloseable {
      * (docs/ARCHITECTURE.md section 11); empty when the switch has none or the job is not installed.
      */
     public Optional<IpcOffer> ipcOffer(int jobNumber) {
-        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
-                : controlPlane.installedJob(jobNumber);
-        if (job == null || job.ipcFiles() == null) {
-            return Optional.empty();
-        }
-        return Optional.of(new IpcOffer(ipc.path().toString(), job.ipcFiles().boardFileName()));
+        return ipcFiles(jobNumber).map(files -> new IpcOffer(ipc.path().toString(), files.boardFileName()));
     }
 
     /**
@@ -128,27 +123,26 @@ public final class AggregationSwitch implements AutoCloseable {
      * whether the job had files; removing them twice, or at the job's end, does nothing more.
      */
     public boolean ipcSeal(int jobNumber) {
-        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
-                : controlPlane.installedJob(jobNumber);
-        if (job == null || job.ipcFiles() == null) {
-            return false;
-        }
-        ipc.delete(job.ipcFiles());
-        return true;
+        Optional<IpcDirectory.JobFiles> files = ipcFiles(jobNumber);
+        files.ifPresent(ipc::delete);
+        return files.isPresent();
     }
 
     /** The job's result board as the switch maps it, for inspection and tests; empty without one. */
     public Optional<io.switchml.ipc.ResultBoard> ipcBoard(int jobNumber) {
-        InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
-                : controlPlane.installedJob(jobNumber);
-        return job == null || job.ipcFiles() == null ? Optional.empty() : Optional.of(job.ipcFiles().results());
+        return ipcFiles(jobNumber).map(IpcDirectory.JobFiles::results);
     }
 
     /** The job's request ring of switch port {@code portIndex} as the switch maps it, for inspection and tests. */
     public Optional<io.switchml.ipc.RequestRing> ipcRing(int jobNumber, int portIndex) {
+        return ipcFiles(jobNumber).map(files -> files.ring(portIndex));
+    }
+
+    /** The shared-memory files of the installed job of that number; empty without a port, a job or files. */
+    private Optional<IpcDirectory.JobFiles> ipcFiles(int jobNumber) {
         InstalledJob job = ipc == null || jobNumber < 0 || jobNumber >= ProtocolConstants.MAX_JOBS ? null
                 : controlPlane.installedJob(jobNumber);
-        return job == null || job.ipcFiles() == null ? Optional.empty() : Optional.ofNullable(job.ipcFiles().ring(portIndex));
+        return job == null ? Optional.empty() : Optional.ofNullable(job.ipcFiles());
     }
 
     /** The bound UDP ports, in port-index order. */
